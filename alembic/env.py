@@ -1,0 +1,65 @@
+"""Alembic environment: async engines, or a connection handed in by the caller."""
+
+import asyncio
+import logging.config
+import os
+
+from sqlalchemy.engine import Connection
+
+import bot.models  # noqa: F401  (registers the bot's tables on the shared metadata)
+from alembic import context
+from memory.db import create_engine
+from memory.models import Base
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def database_url() -> str:
+    """Return the URL to migrate: the caller's, else DATABASE_URL, else the laptop default."""
+    return (
+        config.attributes.get("database_url")
+        or os.environ.get("DATABASE_URL")
+        or DEFAULT_DATABASE_URL
+    )
+
+
+def do_run_migrations(connection: Connection) -> None:
+    """Run the migrations on a synchronous connection."""
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def run_async_migrations() -> None:
+    """Open an engine for the configured URL and migrate through it."""
+    engine = create_engine(database_url())
+    try:
+        async with engine.connect() as connection:
+            await connection.run_sync(do_run_migrations)
+            await connection.commit()
+    finally:
+        await engine.dispose()
+
+
+def run_migrations_online() -> None:
+    """Migrate the connection handed in, or one we open ourselves."""
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        do_run_migrations(connection)
+        return
+    if config.config_file_name is not None and config.attributes.get("configure_logger", True):
+        logging.config.fileConfig(config.config_file_name, disable_existing_loggers=False)
+    asyncio.run(run_async_migrations())
+
+
+if context.is_offline_mode():
+    raise SystemExit("Offline (--sql) migrations are not supported; run against a database.")
+run_migrations_online()

@@ -1,0 +1,120 @@
+"""ORM models of the memory domain, on the metadata every table shares."""
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from memory.categories import Category
+
+# Named constraints keep migrations identical on SQLite and Postgres.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+CATEGORY_VALUES = ", ".join(f"'{c.value}'" for c in Category)
+
+
+class Base(DeclarativeBase):
+    """Declarative base whose metadata holds the tables of bot/ and memory/."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every engine (SQLite drops the offset)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
+        """Store UTC."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTCDateTime column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
+        """Read back as aware UTC."""
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    """Return the current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class Memory(Base):
+    """One thing the bot remembers about an owner; its text lives in versions."""
+
+    __tablename__ = "agent_memories"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    category: Mapped[str] = mapped_column(String(16), nullable=False)
+    subject: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    versions: Mapped[list["MemoryVersion"]] = relationship(
+        back_populates="memory",
+        order_by="MemoryVersion.version_number",
+        cascade="all, delete-orphan",
+        lazy="raise",
+    )
+
+    __table_args__ = (
+        CheckConstraint(f"category IN ({CATEGORY_VALUES})", name="category"),
+        # Serves "active memories of one owner in block order".
+        Index(
+            "ix_agent_memories_owner_block_order",
+            "owner_id",
+            "deleted_at",
+            "category",
+            "created_at",
+            "id",
+        ),
+    )
+
+
+class MemoryVersion(Base):
+    """An append-only version of a memory's content."""
+
+    __tablename__ = "agent_memory_versions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    memory_id: Mapped[str] = mapped_column(
+        String(8), ForeignKey("agent_memories.id", ondelete="CASCADE"), nullable=False
+    )
+    version_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    source_conversation_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+
+    memory: Mapped[Memory] = relationship(back_populates="versions", lazy="raise")
+
+    __table_args__ = (
+        UniqueConstraint("memory_id", "version_number"),
+        CheckConstraint("version_number >= 1", name="version_number_positive"),
+        CheckConstraint("length(content) BETWEEN 5 AND 500", name="content_length"),
+    )

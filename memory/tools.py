@@ -1,0 +1,232 @@
+"""The memory tools the model may call: each is data (name, description, schema) plus a function."""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+
+from memory.categories import Category
+from memory.ids import ID_PATTERN
+from memory.store import MemoryItem, MemoryNotFound, MemoryStore
+
+MemoryContent = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=5, max_length=500),
+    Field(
+        description=(
+            "The fact as one self-contained sentence in the third person, "
+            "e.g. 'Alec is the user's boss at TechCorp'. 5 to 500 characters."
+        )
+    ),
+]
+
+
+class AddToMemoryArgs(BaseModel):
+    """Arguments of add_to_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: MemoryContent
+    category: Category = Field(
+        description=(
+            "person: someone in the user's life; preference: how the user likes things done; "
+            "context: facts about the user's life, work or situation; project: ongoing work."
+        )
+    )
+    subject: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Optional short key the memory is about, such as a person's name ('Alec') or a "
+            "project name. One memory per subject: if one exists, update it instead."
+        ),
+    )
+
+    @field_validator("subject")
+    @classmethod
+    def _blank_subject_is_none(cls, subject: str | None) -> str | None:
+        """Treat a blank subject as no subject."""
+        subject = " ".join(subject.split()) if subject else None
+        return subject or None
+
+
+class UpdateMemoryArgs(BaseModel):
+    """Arguments of update_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: str = Field(
+        pattern=ID_PATTERN.pattern,
+        description="The 8-character id shown as [id:...] in the memory block.",
+    )
+    content: MemoryContent
+
+
+@dataclass(frozen=True)
+class MemoryChange:
+    """A write a tool made, so the front end can tell the user (and undo it)."""
+
+    kind: str  # "added" or "updated"
+    item: MemoryItem
+    previous: MemoryItem | None = None
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call returns to the model, and what it changed."""
+
+    content: str
+    is_error: bool = False
+    change: MemoryChange | None = None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who a tool call acts for."""
+
+    store: MemoryStore
+    owner_id: int
+    conversation_id: int | None = None
+
+
+async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
+    """Save a new memory unless one with the same subject exists."""
+    if args.subject:
+        existing = await ctx.store.find_by_subject(ctx.owner_id, args.subject)
+        if existing is not None:
+            return ToolOutcome(
+                f"Not saved: memory {existing.id} already has the subject '{existing.subject}' "
+                f"('{existing.content}'). Call update_memory with memory_id '{existing.id}' "
+                "and the full new content instead."
+            )
+    item = await ctx.store.add(
+        ctx.owner_id, args.content, args.category, args.subject, ctx.conversation_id
+    )
+    return ToolOutcome(f"Saved as {item.id}", change=MemoryChange("added", item))
+
+
+async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
+    """Append a new version to an existing memory."""
+    try:
+        before, after = await ctx.store.update(
+            ctx.owner_id, args.memory_id, args.content, ctx.conversation_id
+        )
+    except MemoryNotFound:
+        return ToolOutcome(
+            f"No memory with id '{args.memory_id}' exists. Use an id shown in the memory block, "
+            "or call add_to_memory to save a new memory.",
+            is_error=True,
+        )
+    return ToolOutcome(
+        f"Updated {after.id} (version {after.version}). "
+        f"Old: '{before.content}'. New: '{after.content}'.",
+        change=MemoryChange("updated", after, previous=before),
+    )
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    run: Callable[[ToolContext, Any], Awaitable[ToolOutcome]]
+
+    def definition(self) -> dict[str, Any]:
+        """Return the tool as the Messages API expects it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": json_schema(self.args_model),
+        }
+
+
+MEMORY_TOOLS: tuple[Tool, ...] = (
+    Tool(
+        name="add_to_memory",
+        description=(
+            "Save a new long-term memory about the user, kept across conversations and shown "
+            "to you in the memory block. Use it when the user explicitly asks you to remember "
+            "something, or after the user agreed when you asked. Never for one-off task "
+            "details, secrets, passwords or sensitive data the user did not ask to keep. If a "
+            "memory about the same subject exists, use update_memory instead. Returns the new "
+            "memory's id."
+        ),
+        args_model=AddToMemoryArgs,
+        run=add_to_memory,
+    ),
+    Tool(
+        name="update_memory",
+        description=(
+            "Replace the content of an existing memory when a fact has changed (e.g. someone "
+            "moved teams) or should be corrected. Keeps the same id and records a new version. "
+            "Give the complete new content, not a diff."
+        ),
+        args_model=UpdateMemoryArgs,
+        run=update_memory,
+    ),
+)
+
+
+def tool_definitions(tools: tuple[Tool, ...] = MEMORY_TOOLS) -> list[dict[str, Any]]:
+    """Return the tool definitions in their fixed order."""
+    return [tool.definition() for tool in tools]
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Return the model's JSON schema, self-contained and without titles."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+                merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+                return inline(merged)
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)
+
+
+def _describe_validation_error(error: ValidationError) -> str:
+    """Turn a validation error into one sentence per problem."""
+    problems = []
+    for detail in error.errors():
+        where = ".".join(str(part) for part in detail["loc"]) or "input"
+        problems.append(f"{where}: {detail['msg']}")
+    return "; ".join(problems)
+
+
+async def run_tool(
+    ctx: ToolContext,
+    name: str,
+    tool_input: Any,
+    tools: tuple[Tool, ...] = MEMORY_TOOLS,
+) -> ToolOutcome:
+    """Validate and run one tool call; problems come back as error results, never raise."""
+    tool = next((t for t in tools if t.name == name), None)
+    if tool is None:
+        known = ", ".join(t.name for t in tools)
+        return ToolOutcome(f"Unknown tool '{name}'. Available tools: {known}.", is_error=True)
+    try:
+        args = tool.args_model.model_validate(tool_input)
+    except ValidationError as error:
+        return ToolOutcome(
+            f"Invalid input for {name}: {_describe_validation_error(error)}. "
+            "Nothing was saved; fix the arguments and call the tool again.",
+            is_error=True,
+        )
+    return await tool.run(ctx, args)
