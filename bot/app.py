@@ -1,0 +1,124 @@
+"""Build the Telegram Application and everything it depends on, from Settings."""
+
+import logging
+from datetime import timedelta
+
+from anthropic import AsyncAnthropic
+from telegram import Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from bot import handlers
+from bot.agent import Agent, AgentConfig
+from bot.chat import ChatService
+from bot.context import BotContext, Services
+from bot.conversations import ConversationStore
+from bot.memory_control import MemoryControl
+from bot.ordering import PerChatUpdateProcessor
+from bot.settings import Settings
+from memory.db import create_engine, create_sessionmaker
+from memory.store import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+MAX_CONCURRENT_UPDATES = 256
+ANTHROPIC_MAX_RETRIES = 4
+ANTHROPIC_TIMEOUT_SECONDS = 120
+
+
+def build_services(settings: Settings) -> Services:
+    """Build the engine, the stores, the model client and the services on top."""
+    engine = create_engine(settings.database_url)
+    sessionmaker = create_sessionmaker(engine)
+    memories = MemoryStore(sessionmaker)
+    conversations = ConversationStore(
+        sessionmaker, memories, timedelta(minutes=settings.conversation_idle_minutes)
+    )
+    anthropic = AsyncAnthropic(
+        api_key=settings.anthropic_api_key.get_secret_value(),
+        base_url=settings.anthropic_base_url,
+        max_retries=ANTHROPIC_MAX_RETRIES,
+        timeout=ANTHROPIC_TIMEOUT_SECONDS,
+    )
+    agent = Agent(
+        anthropic,
+        AgentConfig(
+            model=settings.anthropic_model,
+            max_tokens=settings.anthropic_max_tokens,
+            max_tool_rounds=settings.agent_max_tool_rounds,
+        ),
+        conversations,
+        memories,
+    )
+    return Services(
+        settings=settings,
+        engine=engine,
+        anthropic=anthropic,
+        chat=ChatService(conversations, agent, settings.zone),
+        memory_control=MemoryControl(memories, conversations),
+    )
+
+
+async def post_init(application: Application) -> None:
+    """Say who we are once Telegram has answered getMe."""
+    settings = application.bot_data["services"].settings
+    logger.info("started as @%s", application.bot.username)
+    if not settings.allowed_user_ids:
+        logger.warning(
+            "ALLOWED_USER_IDS is empty: the bot answers everyone with their user id only"
+        )
+
+
+async def post_shutdown(application: Application) -> None:
+    """Close the model client and the database engine."""
+    services: Services = application.bot_data["services"]
+    await services.anthropic.close()
+    await services.engine.dispose()
+
+
+def file_base_url(api_base_url: str) -> str:
+    """Return the file download base URL that goes with a Bot API base URL."""
+    root, _, _ = api_base_url.rstrip("/").rpartition("/bot")
+    return f"{root}/file/bot"
+
+
+def add_handlers(application: Application) -> None:
+    """Register the guard, the commands and the chat handler."""
+    application.add_handler(TypeHandler(Update, handlers.guard), group=-1)
+    application.add_handler(CommandHandler("start", handlers.start))
+    application.add_handler(CommandHandler("help", handlers.help_command))
+    application.add_handler(CommandHandler("new", handlers.new_conversation))
+    application.add_handler(CommandHandler("memory", handlers.memory_command))
+    application.add_handler(
+        MessageHandler(
+            filters.TEXT & ~filters.COMMAND & filters.UpdateType.MESSAGE, handlers.chat_message
+        )
+    )
+    application.add_error_handler(handlers.error_handler)
+
+
+def build_application(settings: Settings) -> Application:
+    """Build the Application with its services; nothing connects until it starts."""
+    application = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token.get_secret_value())
+        .base_url(settings.telegram_api_base_url)
+        .base_file_url(file_base_url(settings.telegram_api_base_url))
+        .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES))
+        .rate_limiter(AIORateLimiter(max_retries=3))
+        .context_types(ContextTypes(context=BotContext))
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+        .build()
+    )
+    application.bot_data["services"] = build_services(settings)
+    add_handlers(application)
+    return application

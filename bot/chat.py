@@ -1,0 +1,41 @@
+"""The chat service: store the user's message, then let the agent answer it."""
+
+from collections.abc import Callable
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.agent import Agent, AgentReply
+from bot.conversations import ConversationStore
+from bot.prompt import user_turn_content
+from memory.models import utcnow
+
+
+class ChatService:
+    """Turns a chat message into a stored user turn and the agent's reply."""
+
+    def __init__(
+        self,
+        conversations: ConversationStore,
+        agent: Agent,
+        zone: ZoneInfo,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self._conversations = conversations
+        self._agent = agent
+        self._zone = zone
+        self._clock = clock
+
+    async def reply(
+        self, chat_id: int, owner_id: int, text: str, sender_name: str | None = None
+    ) -> AgentReply:
+        """Store the message before calling the model, so a failed call loses nothing."""
+        conversation = await self._conversations.current(chat_id, owner_id)
+        now = self._clock().astimezone(self._zone)
+        await self._conversations.append(
+            conversation.id, "user", user_turn_content(text, now, sender_name)
+        )
+        return await self._agent.respond(conversation)
+
+    async def new_conversation(self, chat_id: int) -> bool:
+        """End the chat's conversation so the next message starts afresh."""
+        return await self._conversations.end(chat_id)

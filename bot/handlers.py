@@ -1,0 +1,109 @@
+"""Telegram handlers: read the update, call a service, reply."""
+
+import logging
+
+from anthropic import APIError
+from telegram import Update
+from telegram.constants import ChatType
+from telegram.ext import ApplicationHandlerStop
+
+from bot import texts
+from bot.context import BotContext
+from bot.replies import send_html, send_markdown
+from bot.typing_indicator import typing_indicator
+from memory.store import MemoryNotFound
+
+logger = logging.getLogger(__name__)
+
+
+def owner_id(update: Update) -> int:
+    """Return whose memory a chat uses: the user's in private, the group's in a group."""
+    # In a private chat the chat id is the user's id.
+    return update.effective_chat.id
+
+
+async def guard(update: Update, context: BotContext) -> None:
+    """Stop anything not from an allowed user before it reaches the model or memory."""
+    user = update.effective_user
+    if user is not None and user.id in context.services.settings.allowed_user_ids:
+        return
+    if update.callback_query is not None:
+        await update.callback_query.answer("This is a private bot.", show_alert=True)
+    elif (
+        user is not None
+        and update.effective_chat
+        and update.effective_chat.type == ChatType.PRIVATE
+    ):
+        await send_html(context.bot, update.effective_chat.id, texts.private_bot(user.id))
+    raise ApplicationHandlerStop
+
+
+async def start(update: Update, context: BotContext) -> None:
+    """Greet the user and say what the bot does."""
+    await send_html(context.bot, update.effective_chat.id, texts.START)
+
+
+async def help_command(update: Update, context: BotContext) -> None:
+    """Explain the commands and how memory works."""
+    await send_html(context.bot, update.effective_chat.id, texts.HELP)
+
+
+async def new_conversation(update: Update, context: BotContext) -> None:
+    """End the current conversation."""
+    await context.services.chat.new_conversation(update.effective_chat.id)
+    await send_html(context.bot, update.effective_chat.id, texts.NEW_CONVERSATION)
+
+
+async def memory_command(update: Update, context: BotContext) -> None:
+    """List memories, or delete one: /memory [list | delete <id>]."""
+    chat_id = update.effective_chat.id
+    args = [arg.lower() if i == 0 else arg for i, arg in enumerate(context.args or [])]
+    control = context.services.memory_control
+    if args in ([], ["list"]):
+        items = await control.list(owner_id(update))
+        await send_html(context.bot, chat_id, texts.memory_list(items))
+    elif args[0] == "delete" and len(args) == 2:
+        try:
+            item = await control.delete(owner_id(update), args[1])
+        except MemoryNotFound:
+            await send_html(context.bot, chat_id, texts.unknown_memory(args[1]))
+        else:
+            await send_html(context.bot, chat_id, texts.deleted(item))
+    elif args == ["delete"]:
+        await send_html(context.bot, chat_id, texts.DELETE_USAGE)
+    else:
+        await send_html(context.bot, chat_id, texts.MEMORY_USAGE)
+
+
+async def chat_message(update: Update, context: BotContext) -> None:
+    """Answer a text message through the agent."""
+    message = update.effective_message
+    chat = update.effective_chat
+    sender = update.effective_user.full_name if chat.type != ChatType.PRIVATE else None
+    try:
+        async with typing_indicator(context.bot, chat.id):
+            reply = await context.services.chat.reply(
+                chat.id, owner_id(update), message.text, sender
+            )
+    except APIError as error:
+        logger.warning("model call failed for chat %s: %s", chat.id, type(error).__name__)
+        await send_html(context.bot, chat.id, texts.MODEL_UNAVAILABLE)
+        return
+    await send_markdown(context.bot, chat.id, reply.text or texts.EMPTY_REPLY)
+
+
+async def unsupported_message(update: Update, context: BotContext) -> None:
+    """Say politely that only text is understood."""
+    await send_html(context.bot, update.effective_chat.id, texts.NOT_TEXT)
+
+
+async def error_handler(update: object, context: BotContext) -> None:
+    """Log any error a handler did not handle, and tell the user something went wrong."""
+    logger.error("unhandled error while processing an update", exc_info=context.error)
+    if isinstance(update, Update) and update.effective_chat is not None:
+        try:
+            await context.bot.send_message(
+                update.effective_chat.id, "Sorry, something went wrong on my side."
+            )
+        except Exception:  # the chat may be unreachable; the error is logged above
+            logger.debug("could not report the error to the chat", exc_info=True)

@@ -1,0 +1,37 @@
+"""Show "typing…" in a chat while the model works."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from telegram import Bot
+from telegram.constants import ChatAction
+from telegram.error import TelegramError
+
+logger = logging.getLogger(__name__)
+
+# Telegram shows a chat action for about five seconds.
+REFRESH_SECONDS = 4.5
+
+
+async def _keep_typing(bot: Bot, chat_id: int) -> None:
+    """Send the typing action until cancelled."""
+    while True:
+        try:
+            await bot.send_chat_action(chat_id, ChatAction.TYPING)
+        except TelegramError as error:
+            logger.debug("typing indicator failed: %s", error)
+        await asyncio.sleep(REFRESH_SECONDS)
+
+
+@contextlib.asynccontextmanager
+async def typing_indicator(bot: Bot, chat_id: int) -> AsyncIterator[None]:
+    """Keep the chat's typing indicator on for the duration of the block."""
+    task = asyncio.create_task(_keep_typing(bot, chat_id))
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

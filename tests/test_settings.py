@@ -1,0 +1,58 @@
+"""Settings: names from the design, one clear line for what is wrong."""
+
+import typing
+
+import pytest
+from anthropic.resources.messages.messages import DEPRECATED_MODELS
+from anthropic.types import ModelParam
+
+from bot.settings import DEFAULT_MODEL, SettingsError, load_settings
+
+REQUIRED = {"TELEGRAM_BOT_TOKEN": "123:abc", "ANTHROPIC_API_KEY": "sk-ant-x"}
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_missing_token_and_key_are_named(monkeypatch):
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert "TELEGRAM_BOT_TOKEN is not set" in message
+    assert "ANTHROPIC_API_KEY is not set" in message
+    assert "\n" not in message
+
+
+def test_malformed_values_are_named(monkeypatch):
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("ALLOWED_USER_IDS", "12,abc")
+    with pytest.raises(SettingsError, match="ALLOWED_USER_IDS"):
+        load_settings()
+    monkeypatch.setenv("ALLOWED_USER_IDS", "12, 34")
+    monkeypatch.setenv("TIMEZONE", "Mars/Olympus")
+    with pytest.raises(SettingsError, match="TIMEZONE"):
+        load_settings()
+
+
+def test_reads_environment_and_env_file(monkeypatch, tmp_path):
+    (tmp_path / ".env").write_text(
+        "TELEGRAM_BOT_TOKEN=123:abc\nANTHROPIC_API_KEY=sk-ant-x\nALLOWED_USER_IDS=12, 34\n"
+    )
+    monkeypatch.setenv("LOG_LEVEL", "debug")
+    settings = load_settings()
+    assert settings.allowed_user_ids == {12, 34}
+    assert settings.log_level == "DEBUG"
+    assert settings.database_url == "sqlite+aiosqlite:///./data/bot.db"
+    assert "123:abc" not in repr(settings) and "sk-ant-x" not in repr(settings)
+
+
+def test_default_model_is_newest_listed_sonnet_not_deprecated():
+    listed = typing.get_args(typing.get_args(ModelParam)[0])
+    sonnets = [m for m in listed if m.startswith("claude-sonnet") and m not in DEPRECATED_MODELS]
+    # The SDK lists models newest first.
+    assert DEFAULT_MODEL == sonnets[0]
