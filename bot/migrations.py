@@ -7,6 +7,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from alembic import command
+from memory.db import create_engine
 
 ALEMBIC_INI = Path(__file__).resolve().parent.parent / "alembic.ini"
 
@@ -33,3 +34,12 @@ async def upgrade_engine(engine: AsyncEngine) -> None:
     """Upgrade the engine's database to head from inside an event loop."""
     async with engine.begin() as connection:
         await connection.run_sync(_upgrade_connection)
+
+
+async def upgrade_database_async(database_url: str) -> None:
+    """Upgrade the database at this URL to head from inside an event loop."""
+    engine = create_engine(database_url)
+    try:
+        await upgrade_engine(engine)
+    finally:
+        await engine.dispose()

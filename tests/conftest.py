@@ -32,3 +32,27 @@ def sessionmaker(engine):
 def store(sessionmaker) -> MemoryStore:
     """Return a memory store on the test database."""
     return MemoryStore(sessionmaker)
+
+
+@pytest.fixture
+async def fakes():
+    """Start the fake Bot API and Messages API servers on loopback."""
+    from tests.fakes.anthropic_server import FakeAnthropic
+    from tests.fakes.telegram_server import FakeTelegram
+
+    async with FakeTelegram() as tg, FakeAnthropic() as model:
+        yield tg, model
+
+
+@pytest.fixture
+async def harness(fakes, database_url):
+    """Yield the running bot, on a migrated SQLite file, wired to the fakes."""
+    from bot.migrations import upgrade_database_async
+    from tests.harness import BotHarness, make_settings
+
+    tg, model = fakes
+    await upgrade_database_async(database_url)
+    bot = BotHarness(tg, model, make_settings(tg, model, database_url))
+    await bot.start()
+    yield bot
+    await bot.stop()

@@ -17,4 +17,9 @@ async def test_upgrade_to_head_matches_the_models(engine):
     async with engine.connect() as connection:
         assert await connection.run_sync(_diff) == []
         tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
-    assert {"agent_memories", "agent_memory_versions", "conversations", "conversation_turns"} <= tables
+    assert {
+        "agent_memories",
+        "agent_memory_versions",
+        "conversations",
+        "conversation_turns",
+    } <= tables

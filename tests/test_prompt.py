@@ -61,7 +61,10 @@ def test_static_instructions_do_not_change_per_turn():
 def test_consecutive_user_turns_are_merged():
     messages = normalize_history([text("user", "one"), text("user", "two")])
     assert messages == [
-        {"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]}
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+        }
     ]
 
 

@@ -30,7 +30,10 @@ async def test_add_returns_the_new_id(store):
     assert not outcome.is_error
     memory_id = re.fullmatch(r"Saved as ([A-Za-z0-9]{8})", outcome.content).group(1)
     saved = await store.get(ALICE, memory_id)
-    assert (saved.content, saved.category) == ("The user prefers Friday due dates", Category.PREFERENCE)
+    assert (saved.content, saved.category) == (
+        "The user prefers Friday due dates",
+        Category.PREFERENCE,
+    )
     assert outcome.change.kind == "added"
 
 

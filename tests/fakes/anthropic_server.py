@@ -1,0 +1,486 @@
+"""A fake Anthropic Messages API server that records requests and plays scripted replies.
+
+It validates requests the way the real API does (roles, tool_use/tool_result pairing, system
+blocks, cache_control, tools), so a conversation accepted here is well-formed for the real API.
+The real ``anthropic.AsyncAnthropic`` client talks to it unmodified via ``base_url``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+MAX_CACHE_CONTROL_BLOCKS = 4
+_TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted assistant message."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str = "end_turn"
+
+
+@dataclass(frozen=True)
+class ErrorReply:
+    """A scripted API error."""
+
+    status: int
+    type: str
+    message: str
+
+
+Script = Reply | ErrorReply | Callable[[dict[str, Any]], Reply | ErrorReply]
+
+
+def text(s: str, stop_reason: str = "end_turn") -> Reply:
+    """Reply with one text block."""
+    return Reply([{"type": "text", "text": s}], stop_reason)
+
+
+def tool_use(
+    name: str, input: dict[str, Any], *, id: str | None = None, text: str | None = None
+) -> Reply:
+    """Reply with a single tool call, optionally preceded by some text."""
+    return tool_uses([(name, input)], text=text, ids=[id])
+
+
+def tool_uses(
+    calls: list[tuple[str, dict[str, Any]]],
+    text: str | None = None,
+    ids: list[str | None] | None = None,
+) -> Reply:
+    """Reply with several tool calls in one message, optionally preceded by some text."""
+    ids = ids or [None] * len(calls)
+    blocks = [{"type": "text", "text": text}] if text else []
+    for (name, arguments), tool_id in zip(calls, ids, strict=True):
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": tool_id or f"toolu_{secrets.token_hex(12)}",
+                "name": name,
+                "input": arguments,
+            }
+        )
+    return Reply(blocks, "tool_use")
+
+
+def error(status: int, type: str, message: str) -> ErrorReply:
+    """Answer with an API error, e.g. error(529, "overloaded_error", "Overloaded")."""
+    return ErrorReply(status, type, message)
+
+
+def reply(content_blocks: list[dict[str, Any]], stop_reason: str = "end_turn") -> Reply:
+    """Reply with raw content blocks."""
+    return Reply(content_blocks, stop_reason)
+
+
+class InvalidRequest(ValueError):
+    """A request the real API would answer with 400 invalid_request_error."""
+
+
+def merge_consecutive(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Merge neighbouring same-role messages like the API does; return them and the merge count."""
+    merged: list[dict[str, Any]] = []
+    count = 0
+    for message in messages:
+        if merged and merged[-1]["role"] == message.get("role"):
+            merged[-1] = {
+                "role": message["role"],
+                "content": _blocks(merged[-1]) + _blocks(message),
+            }
+            count += 1
+        else:
+            merged.append(message)
+    return merged, count
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def validate(body: dict[str, Any], *, count_tokens: bool = False) -> None:
+    """Raise InvalidRequest with the API's wording if body is not a valid Messages request."""
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        raise InvalidRequest("model: Field required")
+    if not count_tokens:
+        if "max_tokens" not in body:
+            raise InvalidRequest("max_tokens: Field required")
+        if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
+            raise InvalidRequest("max_tokens: Input should be greater than or equal to 1")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise InvalidRequest("messages: at least one message is required")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            raise InvalidRequest(f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        content = message.get("content")
+        if not isinstance(content, str | list) or not content:
+            raise InvalidRequest(
+                f"messages.{i}: all messages must have non-empty content except for the optional "
+                "final assistant message"
+            )
+    if messages[0]["role"] != "user":
+        raise InvalidRequest('messages: first message must use the "user" role')
+    merged, _ = merge_consecutive(messages)
+    for i, message in enumerate(merged):
+        _validate_blocks(f"messages.{i}", _blocks(message))
+    _validate_tool_pairing(merged)
+    last = _blocks(merged[-1])
+    if merged[-1]["role"] == "assistant" and last[-1].get("type") == "text":
+        if last[-1]["text"] != last[-1]["text"].rstrip():
+            raise InvalidRequest("final assistant content cannot end with trailing whitespace")
+    _validate_system(body.get("system"))
+    _validate_tools(body.get("tools"))
+    _validate_cache_control(body)
+
+
+def _validate_blocks(where: str, blocks: list[dict[str, Any]]) -> None:
+    for j, block in enumerate(blocks):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise InvalidRequest(f"{where}.content.{j}.type: Field required")
+        if block["type"] == "text":
+            if not isinstance(block.get("text"), str) or not block["text"]:
+                raise InvalidRequest("messages: text content blocks must be non-empty")
+            if not block["text"].strip():
+                raise InvalidRequest(
+                    "messages: text content blocks must contain non-whitespace text"
+                )
+        elif block["type"] == "tool_use" and not (
+            isinstance(block.get("id"), str)
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("input"), dict)
+        ):
+            raise InvalidRequest(f"{where}.content.{j}: tool_use needs id, name and input")
+        elif block["type"] == "tool_result" and not isinstance(block.get("tool_use_id"), str):
+            raise InvalidRequest(f"{where}.content.{j}.tool_use_id: Field required")
+
+
+def _validate_tool_pairing(messages: list[dict[str, Any]]) -> None:
+    """Check that each tool_use is answered first thing in the very next user message."""
+    for i, message in enumerate(messages):
+        blocks = _blocks(message)
+        kinds = {block["type"] for block in blocks}
+        if message["role"] == "user" and "tool_use" in kinds:
+            raise InvalidRequest(f"messages.{i}: tool_use blocks can only be in assistant messages")
+        if message["role"] == "assistant" and "tool_result" in kinds:
+            raise InvalidRequest(f"messages.{i}: tool_result blocks can only be in user messages")
+        if message["role"] != "user":
+            continue
+        previous = _blocks(messages[i - 1]) if i else []
+        asked = [b["id"] for b in previous if b["type"] == "tool_use"]
+        for j, block in enumerate(blocks):
+            if block["type"] == "tool_result" and block["tool_use_id"] not in asked:
+                raise InvalidRequest(
+                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
+                    f"blocks: {block['tool_use_id']}. Each `tool_result` block must have a "
+                    "corresponding `tool_use` block in the previous message."
+                )
+    for i, message in enumerate(messages):
+        asked = [b["id"] for b in _blocks(message) if b["type"] == "tool_use"]
+        if not asked:
+            continue
+        following = _blocks(messages[i + 1]) if i + 1 < len(messages) else []
+        leading: set[str] = set()
+        for block in following:
+            if block["type"] != "tool_result":
+                break
+            leading.add(block["tool_use_id"])
+        missing = [tool_id for tool_id in asked if tool_id not in leading]
+        if missing:
+            raise InvalidRequest(
+                f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks "
+                f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                "corresponding `tool_result` block in the next message."
+            )
+
+
+def _validate_system(system: Any) -> None:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list):
+        raise InvalidRequest("system: Input should be a valid string or a list of text blocks")
+    for k, block in enumerate(system):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            raise InvalidRequest(f"system.{k}.type: Input should be 'text'")
+        if not isinstance(block.get("text"), str) or not block["text"]:
+            raise InvalidRequest("system: text content blocks must be non-empty")
+
+
+def _validate_tools(tools: Any) -> None:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise InvalidRequest("tools: Input should be a valid list")
+    names: set[str] = set()
+    for k, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise InvalidRequest(f"tools.{k}: Input should be a valid dictionary")
+        name = tool.get("name")
+        if not isinstance(name, str) or not _TOOL_NAME_RE.match(name):
+            raise InvalidRequest(
+                f"tools.{k}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+            )
+        if name in names:
+            raise InvalidRequest("tools: Tool names must be unique.")
+        names.add(name)
+        # Server tools (web_search_..., etc.) carry a "type" and no input_schema.
+        if tool.get("type", "custom") == "custom":
+            schema = tool.get("input_schema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                raise InvalidRequest(f"tools.{k}.input_schema.type: Input should be 'object'")
+
+
+def _cache_controls(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """List (where, cache_control) for every block that carries one."""
+    found = []
+    system = body.get("system")
+    candidates = [(f"tools.{k}", t) for k, t in enumerate(body.get("tools") or [])]
+    if isinstance(system, list):
+        candidates += [(f"system.{k}", b) for k, b in enumerate(system)]
+    for i, message in enumerate(body.get("messages") or []):
+        if isinstance(message, dict) and isinstance(message.get("content"), list):
+            candidates += [
+                (f"messages.{i}.content.{j}", b) for j, b in enumerate(message["content"])
+            ]
+    for where, block in candidates:
+        if isinstance(block, dict) and block.get("cache_control") is not None:
+            found.append((where, block["cache_control"]))
+    return found
+
+
+def _validate_cache_control(body: dict[str, Any]) -> None:
+    found = _cache_controls(body)
+    for where, control in found:
+        if not isinstance(control, dict) or control.get("type") != "ephemeral":
+            raise InvalidRequest(f"{where}.cache_control.type: Input should be 'ephemeral'")
+        if set(control) - {"type", "ttl"} or control.get("ttl", "5m") not in ("5m", "1h"):
+            raise InvalidRequest(f"{where}.cache_control: only type and ttl ('5m'|'1h') allowed")
+    if len(found) > MAX_CACHE_CONTROL_BLOCKS:
+        raise InvalidRequest(
+            f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. "
+            f"Found {len(found)}."
+        )
+
+
+def estimate_tokens(body: dict[str, Any]) -> int:
+    """Estimate prompt tokens as a quarter of the JSON size of system, tools and messages."""
+    prompt = {key: body.get(key) for key in ("system", "tools", "messages")}
+    return max(1, len(json.dumps(prompt)) // 4)
+
+
+class FakeAnthropic:
+    """A Messages API server on 127.0.0.1 that records requests and replays a script."""
+
+    def __init__(self, api_key: str = "sk-ant-test-key", *, latency: float = 0.0):
+        self.api_key = api_key
+        self.latency = latency  # seconds added before answering /v1/messages
+        self.default: Script = text("OK")
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.count_requests: list[dict[str, Any]] = []
+        self.invalid: list[tuple[dict[str, Any], str]] = []
+        self.merged_consecutive = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._queue: list[Script] = []
+        self._changed = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self._port = 0
+
+    async def start(self) -> FakeAnthropic:
+        """Start serving on an ephemeral port."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/messages", self._messages)
+        app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self._port = self._runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        """Shut the server down."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeAnthropic:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """Return the value for AsyncAnthropic(base_url=...)."""
+        return f"http://127.0.0.1:{self._port}"
+
+    # --- test-side API ---------------------------------------------------------------------
+
+    def script(self, *replies: Script) -> None:
+        """Queue replies for the next valid /v1/messages calls, first in first out."""
+        self._queue.extend(replies)
+
+    def remaining(self) -> int:
+        """Return how many scripted replies are still unused."""
+        return len(self._queue)
+
+    @property
+    def last_request(self) -> dict[str, Any]:
+        """Return the body of the most recent /v1/messages call."""
+        return self.requests[-1]
+
+    def system_blocks(self, i: int = -1) -> list[dict[str, Any]]:
+        """Return request i's system prompt as a list of text blocks."""
+        system = self.requests[i].get("system")
+        if system is None:
+            return []
+        return [{"type": "text", "text": system}] if isinstance(system, str) else system
+
+    def system_text(self, i: int = -1) -> str:
+        """Return request i's system prompt as one string."""
+        return "\n".join(block["text"] for block in self.system_blocks(i))
+
+    def last_user_text(self, i: int = -1) -> str:
+        """Return the text blocks of request i's final user message, joined by newlines."""
+        user = [m for m in self.requests[i]["messages"] if m.get("role") == "user"][-1]
+        return "\n".join(b["text"] for b in _blocks(user) if b.get("type") == "text")
+
+    def tool_names(self, i: int = -1) -> list[str]:
+        """Return the names of the tools offered in request i."""
+        return [tool["name"] for tool in self.requests[i].get("tools") or []]
+
+    async def wait_for_requests(
+        self,
+        count: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109
+    ) -> list[dict[str, Any]]:
+        """Wait until at least `count` /v1/messages calls were received; return their bodies."""
+        try:
+            async with asyncio.timeout(timeout):
+                while len(self.requests) < count:
+                    await self._changed.wait()
+        except TimeoutError:
+            raise AssertionError(
+                f"expected {count} request(s) within {timeout}s, got {len(self.requests)}"
+            ) from None
+        return self.requests
+
+    def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
+        """Return the usage block for a response (one place to add cache emulation later)."""
+        return {
+            "input_tokens": estimate_tokens(request),
+            "output_tokens": max(1, len(json.dumps(content)) // 4),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "service_tier": "standard",
+        }
+
+    # --- handlers --------------------------------------------------------------------------
+
+    async def _messages(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        self.requests.append(body)
+        self.request_headers.append(dict(request.headers))
+        self._changed.set()
+        self._changed = asyncio.Event()
+        if self.latency:
+            # Count overlapping calls, so tests can see concurrency without timing it.
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                await asyncio.sleep(self.latency)
+            finally:
+                self.in_flight -= 1
+        refused = self._check_headers(request)
+        if refused is not None:
+            return refused
+        if body.get("stream"):
+            return self._invalid(body, "streaming not supported by fake")
+        try:
+            validate(body)
+        except InvalidRequest as exc:
+            return self._invalid(body, str(exc))
+        self.merged_consecutive += merge_consecutive(body["messages"])[1]
+        scripted = self._queue.pop(0) if self._queue else self.default
+        if callable(scripted):
+            scripted = scripted(body)
+        if isinstance(scripted, ErrorReply):
+            return _error(scripted.status, scripted.type, scripted.message)
+        message = {
+            "id": f"msg_{secrets.token_hex(12)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": scripted.content,
+            "stop_reason": scripted.stop_reason,
+            "stop_sequence": None,
+            "usage": self.usage(body, scripted.content),
+        }
+        return web.json_response(message, headers={"request-id": _request_id()})
+
+    async def _count_tokens(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        self.count_requests.append(body)
+        refused = self._check_headers(request)
+        if refused is not None:
+            return refused
+        try:
+            validate(body, count_tokens=True)
+        except InvalidRequest as exc:
+            return self._invalid(body, str(exc))
+        return web.json_response(
+            {"input_tokens": estimate_tokens(body)}, headers={"request-id": _request_id()}
+        )
+
+    def _check_headers(self, request: web.Request) -> web.Response | None:
+        # The SDK sends the key as "Authorization: Bearer"; raw clients use x-api-key.
+        key = request.headers.get("x-api-key")
+        bearer = request.headers.get("authorization", "")
+        if key is None and bearer.lower().startswith("bearer "):
+            key = bearer[len("bearer ") :]
+        if key is None:
+            return _error(401, "authentication_error", "x-api-key header is required")
+        if key != self.api_key:
+            return _error(401, "authentication_error", "invalid x-api-key")
+        if not request.headers.get("anthropic-version"):
+            return _error(400, "invalid_request_error", "anthropic-version: header is required")
+        return None
+
+    def _invalid(self, body: dict[str, Any], message: str) -> web.Response:
+        self.invalid.append((body, message))
+        return _error(400, "invalid_request_error", message)
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _request_id() -> str:
+    return f"req_{secrets.token_hex(12)}"
+
+
+def _error(status: int, kind: str, message: str) -> web.Response:
+    request_id = _request_id()
+    headers = {"request-id": request_id}
+    if status in (408, 409, 429) or status >= 500:
+        # The SDK honours retry-after-ms, which keeps its retries fast in tests.
+        headers["retry-after-ms"] = "10"
+    body = {"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id}
+    return web.json_response(body, status=status, headers=headers)

@@ -1,0 +1,943 @@
+"""A fake Telegram Bot API server that records what it was asked.
+
+It speaks the real wire format, so an unmodified PTB ``Bot``/``Application`` can talk to it via
+``base_url``. Replies are validated the way Telegram validates them (HTML entities, length,
+inline keyboards), so a test that passes here would not be refused by the real API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+# tdlib's notion of whitespace, used for tag parsing and for trimming message text.
+_SPACE = " \t\r\n\v\f\0"
+MAX_MESSAGE_LENGTH = 4096
+MAX_CAPTION_LENGTH = 1024
+
+# Parameters that are plain strings on the wire; everything else PTB JSON-encodes.
+_STRING_PARAMS = frozenset(
+    {
+        "text", "caption", "parse_mode", "url", "secret_token", "callback_query_id",
+        "inline_message_id", "business_connection_id", "language_code", "action",
+        "ip_address", "document", "description", "short_description", "name",
+        "message_effect_id", "emoji", "query", "title",
+    }
+)  # fmt: skip
+
+_TAG_TYPES = {
+    "b": "bold", "strong": "bold", "i": "italic", "em": "italic",
+    "u": "underline", "ins": "underline", "s": "strikethrough", "strike": "strikethrough",
+    "del": "strikethrough", "span": "spoiler", "tg-spoiler": "spoiler", "a": "text_link",
+    "code": "code", "pre": "pre", "blockquote": "blockquote", "tg-emoji": "custom_emoji",
+    "tg-time": "date_time",
+}  # fmt: skip
+
+_ENTITY_RE = re.compile(r"&(?:#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,8})|([a-zA-Z][a-zA-Z0-9]*));")
+_NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
+_NAME_TOKEN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+
+_BUTTON_ACTIONS = (
+    "url", "callback_data", "web_app", "login_url", "switch_inline_query",
+    "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "copy_text",
+    "callback_game", "pay",
+)  # fmt: skip
+
+_CHAT_ACTIONS = frozenset(
+    {
+        "typing", "upload_photo", "record_video", "upload_video", "record_voice",
+        "upload_voice", "upload_document", "choose_sticker", "find_location",
+        "record_video_note", "upload_video_note",
+    }
+)  # fmt: skip
+
+_COMMAND_RE = re.compile(r"^[a-z0-9_]{1,32}$")
+
+# Update types Telegram sends when allowed_updates is empty (it withholds these three).
+_OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+
+
+class HTMLParseError(ValueError):
+    """Raised for HTML that Telegram would refuse with "can't parse entities"."""
+
+
+def utf16_len(text: str) -> int:
+    """Return the length of text in UTF-16 code units, the unit Telegram counts in."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _byte_offset(html: str, pos: int) -> int:
+    return len(html[:pos].encode("utf-8"))
+
+
+def _decode_entity(html: str, pos: int) -> tuple[str, int]:
+    """Decode the HTML entity starting at pos; return the character and the next position."""
+    match = _ENTITY_RE.match(html, pos)
+    if match is None:
+        raise HTMLParseError(
+            f'Character "&" must be escaped as "&amp;" at byte offset {_byte_offset(html, pos)}'
+        )
+    decimal, hexadecimal, name = match.groups()
+    if name is not None:
+        if name not in _NAMED_ENTITIES:
+            raise HTMLParseError(
+                f'Unsupported HTML entity "{match.group()}" at byte offset '
+                f"{_byte_offset(html, pos)}"
+            )
+        return _NAMED_ENTITIES[name], match.end()
+    code = int(decimal) if decimal is not None else int(hexadecimal, 16)
+    if not 0 < code <= 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        raise HTMLParseError(
+            f'Invalid character reference "{match.group()}" at byte offset '
+            f"{_byte_offset(html, pos)}"
+        )
+    return chr(code), match.end()
+
+
+def _parse_start_tag(html: str, begin: int) -> tuple[str, dict[str, str], int]:
+    """Parse the start tag at begin the way tdlib does; return name, attributes, next pos."""
+    n = len(html)
+
+    def unclosed() -> HTMLParseError:
+        return HTMLParseError(f"Unclosed start tag at byte offset {_byte_offset(html, begin)}")
+
+    i = begin + 1
+    while i < n and html[i] not in _SPACE and html[i] != ">":
+        i += 1
+    name = html[begin + 1 : i].lower()
+    if i >= n:
+        raise unclosed()
+    if name not in _TAG_TYPES:
+        raise HTMLParseError(
+            f'Unsupported start tag "{name}" at byte offset {_byte_offset(html, begin)}'
+        )
+    attrs: dict[str, str] = {}
+    while True:
+        while i < n and html[i] in _SPACE:
+            i += 1
+        if i >= n:
+            raise unclosed()
+        if html[i] == ">":
+            return name, attrs, i + 1
+        start = i
+        while i < n and html[i] not in _SPACE and html[i] not in "=>":
+            i += 1
+        attr = html[start:i].lower()
+        if not attr:
+            raise HTMLParseError(
+                f'Empty attribute name in the tag "{name}" at byte offset '
+                f"{_byte_offset(html, begin)}"
+            )
+        while i < n and html[i] in _SPACE:
+            i += 1
+        if i >= n:
+            raise unclosed()
+        if html[i] != "=":
+            # Only <blockquote expandable> has a value-less attribute.
+            if name != "blockquote" or attr != "expandable":
+                raise HTMLParseError(
+                    f'Expected equal sign in declaration of an attribute of the tag "{name}" '
+                    f"at byte offset {_byte_offset(html, begin)}"
+                )
+            attrs[attr] = ""
+            continue
+        i += 1
+        while i < n and html[i] in _SPACE:
+            i += 1
+        if i >= n:
+            raise unclosed()
+        if html[i] in "\"'":
+            quote, i, chars = html[i], i + 1, []
+            while i < n and html[i] != quote:
+                if html[i] == "&":
+                    char, i = _decode_entity(html, i)
+                else:
+                    char, i = html[i], i + 1
+                chars.append(char)
+            if i >= n:
+                raise unclosed()
+            value, i = "".join(chars), i + 1
+        else:
+            start = i
+            while i < n and html[i] in _NAME_TOKEN:
+                i += 1
+            value = html[start:i].lower()
+            if i >= n:
+                raise unclosed()
+            if html[i] not in _SPACE and html[i] != ">":
+                raise HTMLParseError(
+                    f"Unexpected end of name token at byte offset {_byte_offset(html, start)}"
+                )
+        attrs[attr] = value
+
+
+def _open_entity(name: str, attrs: dict[str, str], html: str, begin: int) -> dict[str, Any]:
+    """Return the entity (without offset/length) that a start tag opens."""
+    entity: dict[str, Any] = {"type": _TAG_TYPES[name]}
+    where = f"at byte offset {_byte_offset(html, begin)}"
+    if name == "span" and attrs.get("class") != "tg-spoiler":
+        raise HTMLParseError(f'Tag "span" must have class "tg-spoiler" {where}')
+    if name == "a":
+        entity["url"] = attrs.get("href", "")
+    elif name == "code" and attrs.get("class", "").startswith("language-"):
+        entity["language"] = attrs["class"][len("language-") :]
+    elif name == "blockquote" and "expandable" in attrs:
+        entity["type"] = "expandable_blockquote"
+    elif name == "tg-emoji":
+        if not attrs.get("emoji-id", "").isdigit():
+            raise HTMLParseError(f'Tag "tg-emoji" must have a numeric "emoji-id" {where}')
+        entity["custom_emoji_id"] = attrs["emoji-id"]
+    elif name == "tg-time":
+        if not attrs.get("unix", "").isdigit():
+            raise HTMLParseError(f'Tag "tg-time" must have a numeric "unix" attribute {where}')
+        entity["unix_time"] = int(attrs["unix"])
+        if attrs.get("format"):
+            entity["date_time_format"] = attrs["format"]
+    return entity
+
+
+def parse_html(html: str) -> tuple[str, list[dict[str, Any]]]:
+    """Parse Telegram-style HTML into (plain text, entities); raise HTMLParseError if invalid.
+
+    Stricter than Telegram on one point: a "&" that does not start a supported entity is an
+    error here, whereas tdlib keeps it literally. The Bot API docs require escaping it.
+    """
+    out: list[str] = []
+    u16 = 0
+    stack: list[tuple[str, dict[str, Any], int]] = []  # (tag name, entity, start offset)
+    entities: list[dict[str, Any]] = []
+    i, n = 0, len(html)
+    while i < n:
+        char = html[i]
+        if char == "&":
+            char, i = _decode_entity(html, i)
+        elif char == "<" and html.startswith("</", i):
+            begin = i
+            if not stack:
+                raise HTMLParseError(f"Unexpected end tag at byte offset {_byte_offset(html, i)}")
+            i += 2
+            while i < n and html[i] not in _SPACE and html[i] != ">":
+                i += 1
+            end_name = html[begin + 2 : i].lower()
+            while i < n and html[i] in _SPACE:
+                i += 1
+            if i >= n or html[i] != ">":
+                raise HTMLParseError(f"Unclosed end tag at byte offset {_byte_offset(html, begin)}")
+            i += 1
+            name, entity, start = stack.pop()
+            if end_name and end_name != name:
+                raise HTMLParseError(
+                    f"Unmatched end tag at byte offset {_byte_offset(html, begin)}, "
+                    f'expected "</{name}>", found "</{end_name}>"'
+                )
+            _close_entity(entities, name, entity, start, u16)
+            continue
+        elif char == "<":
+            begin = i
+            name, attrs, i = _parse_start_tag(html, i)
+            stack.append((name, _open_entity(name, attrs, html, begin), u16))
+            continue
+        else:
+            # A bare ">" is accepted as text, exactly as Telegram does.
+            i += 1
+        out.append(char)
+        u16 += utf16_len(char)
+    if stack:
+        raise HTMLParseError(f'Can\'t find end tag corresponding to start tag "{stack[-1][0]}"')
+    entities.sort(key=lambda e: (e["offset"], -e["length"]))
+    return "".join(out), entities
+
+
+def _close_entity(
+    entities: list[dict[str, Any]], name: str, entity: dict[str, Any], start: int, end: int
+) -> None:
+    """Append the finished entity; empty entities and links without href are dropped."""
+    if end <= start or (name == "a" and not entity["url"]):
+        return
+    entity.update(offset=start, length=end - start)
+    # <pre><code class="language-x">...</code></pre> is one pre entity carrying the language.
+    if name == "pre" and entities:
+        inner = entities[-1]
+        if inner["type"] == "code" and (inner["offset"], inner["length"]) == (start, end - start):
+            entities.pop()
+            if "language" in inner:
+                entity["language"] = inner["language"]
+    entities.append(entity)
+
+
+def _strip(text: str, entities: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Trim surrounding whitespace like Telegram does, shifting and clipping entities."""
+    stripped = text.strip(_SPACE)
+    shift = utf16_len(text[: len(text) - len(text.lstrip(_SPACE))])
+    total = utf16_len(stripped)
+    kept = []
+    for entity in entities:
+        start = max(entity["offset"] - shift, 0)
+        end = min(entity["offset"] + entity["length"] - shift, total)
+        if end > start:
+            kept.append({**entity, "offset": start, "length": end - start})
+    return stripped, kept
+
+
+class _ApiError(Exception):
+    """A Bot API error answer."""
+
+    def __init__(self, status: int, description: str, retry_after: int | None = None):
+        super().__init__(description)
+        self.status, self.description, self.retry_after = status, description, retry_after
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "ok": False, "error_code": self.status, "description": self.description,
+        }  # fmt: skip
+        if self.retry_after is not None:
+            body["parameters"] = {"retry_after": self.retry_after}
+        return body
+
+
+def _bad(description: str) -> _ApiError:
+    return _ApiError(400, f"Bad Request: {description}")
+
+
+def format_text(
+    text: Any, parse_mode: Any, entities: Any = None, *, caption: bool = False
+) -> tuple[str, list[dict[str, Any]]]:
+    """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError."""
+    text = "" if text is None else str(text)
+    mode = (parse_mode or "").lower()
+    if mode == "html":
+        try:
+            text, parsed = parse_html(text)
+        except HTMLParseError as exc:
+            raise _bad(f"can't parse entities: {exc}") from None
+    elif mode in ("markdown", "markdownv2"):
+        raise _bad(f"parse_mode {parse_mode} is not supported by FakeTelegram; use HTML")
+    elif mode:
+        raise _bad("unsupported parse_mode")
+    else:
+        parsed = list(entities) if isinstance(entities, list) else []
+    text, parsed = _strip(text, parsed)
+    if not text and not caption:
+        raise _bad("message text is empty")
+    if utf16_len(text) > (MAX_CAPTION_LENGTH if caption else MAX_MESSAGE_LENGTH):
+        raise _bad("message caption is too long" if caption else "message is too long")
+    return text, parsed
+
+
+def check_reply_markup(markup: Any) -> dict[str, Any] | None:
+    """Validate reply_markup; return it if it is an inline keyboard (echoed in the Message)."""
+    if markup is None:
+        return None
+    if isinstance(markup, str):
+        try:
+            markup = json.loads(markup)
+        except ValueError:
+            markup = None
+    if not isinstance(markup, dict):
+        raise _bad("can't parse reply keyboard markup JSON object")
+    if "inline_keyboard" not in markup:
+        return None
+    rows = markup["inline_keyboard"]
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise _bad('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
+    for button in itertools.chain.from_iterable(rows):
+        if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+            raise _bad('can\'t parse inline keyboard button: Field "text" must be of type String')
+        if sum(key in button for key in _BUTTON_ACTIONS) != 1:
+            raise _bad(
+                "can't parse inline keyboard button: Text buttons are unallowed in the inline "
+                "keyboard"
+            )
+        data = button.get("callback_data")
+        if data is not None and not 1 <= len(str(data).encode("utf-8")) <= 64:
+            raise _bad("BUTTON_DATA_INVALID")
+    return markup
+
+
+def _decode_param(key: str, value: Any) -> Any:
+    """Undo PTB's JSON-encoding of non-string parameter values."""
+    if not isinstance(value, str) or key in _STRING_PARAMS:
+        return value
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return value
+    # A JSON string literal was meant as the raw string itself.
+    return value if isinstance(decoded, str) else decoded
+
+
+class FakeTelegram:
+    """A Bot API server on 127.0.0.1 that records calls and answers like Telegram."""
+
+    def __init__(
+        self,
+        token: str = "123456:TEST-TOKEN",
+        bot_id: int = 1000,
+        bot_username: str = "memory_test_bot",
+        *,
+        latency: float = 0.0,
+    ):
+        self.token, self.bot_id, self.bot_username = token, bot_id, bot_username
+        self.latency = latency  # seconds added before answering anything but getUpdates
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.edits: list[dict[str, Any]] = []
+        self.documents: list[dict[str, Any]] = []
+        self.rejected: list[tuple[str, dict[str, Any], str]] = []
+        self.chat_actions: list[dict[str, Any]] = []
+        self.callback_answers: list[dict[str, Any]] = []
+        self.commands: dict[str, list[dict[str, Any]]] = {}
+        self.webhook: dict[str, Any] | None = None
+        self.updates: list[dict[str, Any]] = []  # queued, not yet confirmed by an offset
+        self._update_ids = itertools.count(1)
+        self._messages: dict[Any, dict[int, dict[str, Any]]] = {}
+        self._message_ids: dict[Any, itertools.count[int]] = {}
+        self._chats: dict[Any, dict[str, Any]] = {}
+        self._faults: dict[str, list[_ApiError]] = {}
+        self._allowed_updates: list[str] = []
+        self._poll_generation = 0
+        self._closing = False
+        self._changed = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self._port = 0
+        self._methods: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {
+            name.lower(): (name, handler)
+            for name, handler in {
+                "getMe": self._get_me,
+                "getUpdates": self._get_updates,
+                "setWebhook": self._set_webhook,
+                "deleteWebhook": self._delete_webhook,
+                "getWebhookInfo": self._get_webhook_info,
+                "sendMessage": self._send_message,
+                "editMessageText": self._edit_message_text,
+                "sendChatAction": self._send_chat_action,
+                "setMyCommands": self._set_my_commands,
+                "getMyCommands": self._get_my_commands,
+                "deleteMyCommands": self._delete_my_commands,
+                "answerCallbackQuery": self._answer_callback_query,
+                "sendDocument": self._send_document,
+                "close": self._true,
+                "logOut": self._true,
+            }.items()
+        }
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> FakeTelegram:
+        """Start serving on an ephemeral port."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        # handler_cancellation: a long poll whose client hung up must not linger.
+        self._runner = web.AppRunner(
+            app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self._port = self._runner.addresses[0][1]
+        self._closing = False
+        return self
+
+    async def stop(self) -> None:
+        """Release pending long polls and shut the server down."""
+        self._closing = True
+        self._notify()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegram:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """Return the value for PTB's base_url (PTB appends the token)."""
+        return f"http://127.0.0.1:{self._port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        """Return the value for PTB's base_file_url."""
+        return f"http://127.0.0.1:{self._port}/file/bot"
+
+    # --- test-side API ---------------------------------------------------------------------
+
+    def push_update(self, update: dict[str, Any]) -> dict[str, Any]:
+        """Queue an arbitrary update for getUpdates, assigning update_id if missing."""
+        if "update_id" not in update:
+            update["update_id"] = next(self._update_ids)
+        else:
+            # Keep later automatic ids above an explicit one.
+            self._update_ids = itertools.count(max(update["update_id"] + 1, next(self._update_ids)))
+        self.updates.append(update)
+        self._notify()
+        return update
+
+    def push_message(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        user_id: int | None = None,
+        chat_type: str = "private",
+        first_name: str = "Alice",
+        username: str | None = None,
+        reply_to_message: dict[str, Any] | int | None = None,
+        chat_title: str | None = None,
+    ) -> dict[str, Any]:
+        """Queue an Update with a user's text message; return the update dict."""
+        user: dict[str, Any] = {
+            "id": chat_id if user_id is None else user_id,
+            "is_bot": False,
+            "first_name": first_name,
+            "language_code": "en",
+        }
+        if username:
+            user["username"] = username
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type == "private":
+            chat.update({k: v for k, v in user.items() if k in ("first_name", "username")})
+        else:
+            chat["title"] = chat_title or "Test chat"
+        self._chats[chat_id] = chat
+        message: dict[str, Any] = {
+            "message_id": self._next_message_id(chat_id),
+            "from": user,
+            "chat": chat,
+            "date": int(time.time()),
+            "text": text,
+        }
+        if text.startswith("/"):
+            # PTB's CommandHandler only fires on a bot_command entity at offset 0.
+            command = text.split()[0]
+            message["entities"] = [
+                {"type": "bot_command", "offset": 0, "length": utf16_len(command)}
+            ]
+        if isinstance(reply_to_message, int):
+            reply_to_message = self._messages[chat_id][reply_to_message]
+        if reply_to_message is not None:
+            message["reply_to_message"] = _without_reply(reply_to_message)
+        self._store(message)
+        return self.push_update({"message": message})
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        status: int = 429,
+        description: str | None = None,
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next `times` calls to method with this error instead."""
+        if status == 429 and retry_after is None:
+            retry_after = 1
+        if description is None:
+            description = (
+                f"Too Many Requests: retry after {retry_after}"
+                if status == 429
+                else "Bad Request: injected failure"
+            )
+        error = _ApiError(status, description, retry_after)
+        self._faults.setdefault(method.lower(), []).extend([error] * times)
+
+    def messages_to(self, chat_id: Any) -> list[str]:
+        """Return the texts of accepted sendMessage calls to chat_id, in order."""
+        return [m["result"]["text"] for m in self.sent if m.get("chat_id") == chat_id]
+
+    def message(self, chat_id: Any, message_id: int) -> dict[str, Any]:
+        """Return the current state of a stored message (edits applied)."""
+        return self._messages[chat_id][message_id]
+
+    async def wait_for_messages(
+        self,
+        chat_id: Any = None,
+        count: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109
+    ) -> list[dict[str, Any]]:
+        """Wait until `count` messages were accepted for chat_id (any chat if None)."""
+
+        def matching() -> list[dict[str, Any]]:
+            return [m for m in self.sent if chat_id is None or m.get("chat_id") == chat_id]
+
+        if not await self._wait_until(lambda: len(matching()) >= count, timeout):
+            where = "any chat" if chat_id is None else f"chat {chat_id}"
+            raise AssertionError(
+                f"expected {count} message(s) to {where} within {timeout}s, got "
+                f"{[m['result']['text'] for m in matching()]}; all sent: "
+                f"{[(m.get('chat_id'), m['result']['text']) for m in self.sent]}; "
+                f"rejected: {[(m, why) for m, _, why in self.rejected]}; "
+                f"other calls: {[m for m, _ in self.calls if m != 'getUpdates']}"
+            )
+        return matching()
+
+    async def wait_for_call(
+        self,
+        method: str,
+        count: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109
+    ) -> list[dict[str, Any]]:
+        """Wait until method was called `count` times; return the params of those calls."""
+
+        def matching() -> list[dict[str, Any]]:
+            return [p for m, p in self.calls if m.lower() == method.lower()]
+
+        if not await self._wait_until(lambda: len(matching()) >= count, timeout):
+            raise AssertionError(
+                f"expected {count} {method} call(s) within {timeout}s, got {len(matching())}; "
+                f"calls: {[m for m, _ in self.calls]}; rejected: {self.rejected}"
+            )
+        return matching()
+
+    async def post_update_to(
+        self, url: str, update: dict[str, Any], secret_token: str | None = None
+    ) -> int:
+        """POST an update to a webhook URL like Telegram would; return the HTTP status."""
+        if "update_id" not in update:
+            update["update_id"] = next(self._update_ids)
+        if secret_token is None and self.webhook:
+            secret_token = self.webhook.get("secret_token")
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret_token} if secret_token else {}
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(url, json=update, headers=headers) as response,
+        ):
+            return response.status
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _notify(self) -> None:
+        # Wake every waiter; each one re-checks its own condition.
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _wait_until(self, predicate: Callable[[], bool], within: float) -> bool:
+        try:
+            async with asyncio.timeout(within):
+                while True:
+                    changed = self._changed  # taken before the check so no wakeup is lost
+                    if predicate():
+                        return True
+                    await changed.wait()
+        except TimeoutError:
+            return predicate()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        if request.match_info["token"] != self.token:
+            return _json(_ApiError(401, "Unauthorized").body(), 401)
+        given = request.match_info["method"]
+        name, handler = self._methods.get(given.lower(), (given, None))
+        params = await _read_params(request)
+        self.calls.append((name, params))
+        self._notify()
+        try:
+            if handler is None:
+                raise _ApiError(404, "Not Found: method not found")
+            if self.latency and name != "getUpdates":
+                await asyncio.sleep(self.latency)
+            faults = self._faults.get(name.lower())
+            if faults:
+                raise faults.pop(0)
+            result = handler(params)
+            if asyncio.iscoroutine(result):
+                result = await result
+        except _ApiError as error:
+            self.rejected.append((name, params, error.description))
+            self._notify()
+            return _json(error.body(), error.status)
+        return _json({"ok": True, "result": result})
+
+    def _next_message_id(self, chat_id: Any) -> int:
+        return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
+
+    def _store(self, message: dict[str, Any]) -> None:
+        self._messages.setdefault(message["chat"]["id"], {})[message["message_id"]] = message
+
+    def _bot_user(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_id, "is_bot": True, "first_name": "Memory Test Bot",
+            "username": self.bot_username,
+        }  # fmt: skip
+
+    def _chat(self, chat_id: Any) -> dict[str, Any]:
+        if chat_id in (None, ""):
+            raise _bad("chat_id is empty")
+        if chat_id not in self._chats:
+            # An unseen chat: positive ids are users, negative ones groups.
+            private = isinstance(chat_id, int) and chat_id > 0
+            self._chats[chat_id] = (
+                {"id": chat_id, "type": "private", "first_name": "User"}
+                if private
+                else {"id": chat_id, "type": "supergroup", "title": "Test chat"}
+            )
+        return self._chats[chat_id]
+
+    def _new_bot_message(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        chat = self._chat(params.get("chat_id"))
+        message: dict[str, Any] = {
+            "message_id": self._next_message_id(chat["id"]),
+            "from": self._bot_user(),
+            "chat": chat,
+            "date": int(time.time()),
+        }
+        reply = self._replied_message(chat["id"], params)
+        if reply is not None:
+            message["reply_to_message"] = reply
+        message.update({k: v for k, v in fields.items() if v})
+        self._store(message)
+        return message
+
+    def _replied_message(self, chat_id: Any, params: dict[str, Any]) -> dict[str, Any] | None:
+        reply = params.get("reply_parameters")
+        if isinstance(reply, dict):
+            target, lenient = reply.get("message_id"), reply.get("allow_sending_without_reply")
+        else:
+            target = params.get("reply_to_message_id")
+            lenient = params.get("allow_sending_without_reply")
+        if target is None:
+            return None
+        found = self._messages.get(chat_id, {}).get(target)
+        if found is None and not lenient:
+            raise _bad("message to be replied not found")
+        return None if found is None else _without_reply(found)
+
+    # --- Bot API methods -------------------------------------------------------------------
+
+    def _true(self, params: dict[str, Any]) -> bool:
+        return True
+
+    def _get_me(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **self._bot_user(),
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook:
+            raise _ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; use "
+                "deleteWebhook to delete the webhook first",
+            )
+        offset = int(params.get("offset") or 0)
+        if offset > 0:
+            self.updates = [u for u in self.updates if u["update_id"] >= offset]
+        elif offset < 0:
+            self.updates = self.updates[offset:]
+        limit = min(max(int(params.get("limit") or 100), 1), 100)
+        if isinstance(params.get("allowed_updates"), list):
+            self._allowed_updates = params["allowed_updates"]
+        # A newer poll terminates an older one, as on the real server.
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()
+
+        def deliverable() -> list[dict[str, Any]]:
+            return [u for u in self.updates if self._allowed(u)][:limit]
+
+        await self._wait_until(
+            lambda: self._closing or generation != self._poll_generation or bool(deliverable()),
+            float(params.get("timeout") or 0),
+        )
+        if self._closing:
+            return []
+        if generation != self._poll_generation:
+            raise _ApiError(
+                409,
+                "Conflict: terminated by other getUpdates request; make sure that only one bot "
+                "instance is running",
+            )
+        return deliverable()
+
+    def _allowed(self, update: dict[str, Any]) -> bool:
+        kind = next((k for k in update if k != "update_id"), "")
+        if self._allowed_updates:
+            return kind in self._allowed_updates
+        return kind not in _OPT_IN_UPDATES
+
+    def _set_webhook(self, params: dict[str, Any]) -> bool:
+        if not params.get("url"):
+            return self._delete_webhook(params)
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            raise _bad("secret token contains unallowed characters")
+        self.webhook = params
+        if params.get("drop_pending_updates"):
+            self.updates.clear()
+        return True
+
+    def _delete_webhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = None
+        if params.get("drop_pending_updates"):
+            self.updates.clear()
+        return True
+
+    def _get_webhook_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "url": (self.webhook or {}).get("url", ""),
+            "has_custom_certificate": False,
+            "pending_update_count": len(self.updates),
+        }
+        if self.webhook and self.webhook.get("allowed_updates"):
+            info["allowed_updates"] = self.webhook["allowed_updates"]
+        return info
+
+    def _send_message(self, params: dict[str, Any]) -> dict[str, Any]:
+        text, entities = format_text(
+            params.get("text"), params.get("parse_mode"), params.get("entities")
+        )
+        markup = check_reply_markup(params.get("reply_markup"))
+        message = self._new_bot_message(params, text=text, entities=entities, reply_markup=markup)
+        self.sent.append({**params, "result": message})
+        return message
+
+    def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
+        text, entities = format_text(
+            params.get("text"), params.get("parse_mode"), params.get("entities")
+        )
+        markup = check_reply_markup(params.get("reply_markup"))
+        if params.get("inline_message_id"):
+            self.edits.append({**params, "result": True})
+            return True
+        old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
+        if old is None:
+            raise _bad("message to edit not found")
+        if old["from"]["id"] != self.bot_id:
+            raise _bad("message can't be edited")
+        if (old.get("text"), old.get("entities", []), old.get("reply_markup")) == (
+            text, entities, markup,
+        ):  # fmt: skip
+            raise _bad(
+                "message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message"
+            )
+        message = {k: v for k, v in old.items() if k not in ("text", "entities", "reply_markup")}
+        message.update({k: v for k, v in (("entities", entities), ("reply_markup", markup)) if v})
+        message.update(text=text, edit_date=int(time.time()))
+        self._store(message)
+        self.edits.append({**params, "result": message})
+        return message
+
+    def _send_chat_action(self, params: dict[str, Any]) -> bool:
+        self._chat(params.get("chat_id"))
+        if params.get("action") not in _CHAT_ACTIONS:
+            raise _bad("wrong parameter action in request")
+        self.chat_actions.append(params)
+        return True
+
+    def _commands_key(self, params: dict[str, Any]) -> str:
+        scope = params.get("scope") or {"type": "default"}
+        return json.dumps([scope, params.get("language_code") or ""], sort_keys=True)
+
+    def _set_my_commands(self, params: dict[str, Any]) -> bool:
+        commands = params.get("commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise _bad("can't parse commands JSON object")
+        for command in commands:
+            if not _COMMAND_RE.match(str(command.get("command", ""))):
+                raise _bad("BOT_COMMAND_INVALID")
+            if not 1 <= len(str(command.get("description", ""))) <= 256:
+                raise _bad("command description is empty or too long")
+        self.commands[self._commands_key(params)] = commands
+        return True
+
+    def _get_my_commands(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.commands.get(self._commands_key(params), [])
+
+    def _delete_my_commands(self, params: dict[str, Any]) -> bool:
+        self.commands.pop(self._commands_key(params), None)
+        return True
+
+    def _answer_callback_query(self, params: dict[str, Any]) -> bool:
+        if not params.get("callback_query_id"):
+            raise _bad("QUERY_ID_INVALID")
+        if len(str(params.get("text") or "")) > 200:
+            raise _bad("MESSAGE_TOO_LONG")
+        self.callback_answers.append(params)
+        return True
+
+    def _send_document(self, params: dict[str, Any]) -> dict[str, Any]:
+        document = params.get("document")
+        if isinstance(document, dict):
+            if not document["data"]:
+                raise _bad("file must be non-empty")
+            doc = {
+                "file_name": document["filename"],
+                "mime_type": document["content_type"],
+                "file_size": len(document["data"]),
+            }
+        elif isinstance(document, str) and document:
+            doc = {}  # sent by file_id or URL
+        else:
+            raise _bad("there is no document in the request")
+        serial = len(self.documents) + 1
+        doc.update(file_id=f"BQACAgIAAxkDAAI{serial:06d}", file_unique_id=f"AgAD{serial:06d}")
+        caption = params.get("caption")
+        entities: list[dict[str, Any]] = []
+        if caption:
+            caption, entities = format_text(
+                caption, params.get("parse_mode"), params.get("caption_entities"), caption=True
+            )
+        markup = check_reply_markup(params.get("reply_markup"))
+        message = self._new_bot_message(
+            params, document=doc, caption=caption, caption_entities=entities, reply_markup=markup
+        )
+        record = {**params, "result": message}
+        if isinstance(document, dict):
+            record.update(filename=document["filename"], data=document["data"])
+        self.documents.append(record)
+        return message
+
+
+def _without_reply(message: dict[str, Any]) -> dict[str, Any]:
+    # Telegram nests reply_to_message only one level deep.
+    return {k: v for k, v in message.items() if k != "reply_to_message"}
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    """Collect parameters from the query string and a JSON, urlencoded or multipart body."""
+    raw: dict[str, Any] = dict(request.query)
+    uploads: dict[str, dict[str, Any]] = {}
+    if request.content_type == "application/json" and request.can_read_body:
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None  # Telegram ignores an unparsable body; so do we
+        if isinstance(body, dict):
+            raw.update(body)
+    elif request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        for key, value in (await request.post()).items():
+            if isinstance(value, web.FileField):
+                uploads[key] = {
+                    "filename": value.filename,
+                    "content_type": value.content_type,
+                    "data": value.file.read(),
+                }
+            else:
+                raw[key] = value if isinstance(value, str) else bytes(value).decode()
+    params = {key: _decode_param(key, value) for key, value in raw.items()}
+    for key, upload in uploads.items():
+        params.setdefault(key, upload)
+    # Resolve attach://name references to the uploaded part.
+    for key, value in params.items():
+        if isinstance(value, str) and value.startswith("attach://"):
+            params[key] = uploads.get(value.removeprefix("attach://"), value)
+    return params
+
+
+def _json(body: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(body, status=status)

@@ -1,0 +1,110 @@
+"""Run the real bot Application against the fake servers, and talk to it like a user."""
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.app import build_application
+from bot.settings import Settings
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.telegram_server import FakeTelegram
+
+OWNER = 111
+FRIEND = 222
+STRANGER = 999
+# Allowed chats for load and concurrency tests.
+CROWD = tuple(range(10_000, 10_100))
+POLL_TIMEOUT = 1
+
+
+def make_settings(
+    tg: FakeTelegram, model: FakeAnthropic, database_url: str, **overrides: Any
+) -> Settings:
+    """Return settings pointing at the fakes, ignoring any .env or environment."""
+    values: dict[str, Any] = {
+        "telegram_bot_token": tg.token,
+        "anthropic_api_key": model.api_key,
+        "allowed_user_ids": frozenset({OWNER, FRIEND, *CROWD}),
+        "database_url": database_url,
+        "anthropic_base_url": model.base_url,
+        "telegram_api_base_url": tg.base_url,
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+class BotHarness:
+    """The bot as a running Application, plus ways to chat with it and wait for answers."""
+
+    def __init__(self, tg: FakeTelegram, model: FakeAnthropic, settings: Settings):
+        self.tg = tg
+        self.model = model
+        self.settings = settings
+        self.app: Application | None = None
+
+    async def start(self) -> "BotHarness":
+        """Build and start the Application, long-polling the fake Bot API."""
+        self.app = build_application(self.settings)
+        await self.app.initialize()
+        if self.app.post_init:
+            await self.app.post_init(self.app)
+        await self.app.start()
+        await self.app.updater.start_polling(
+            poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+        )
+        return self
+
+    async def stop(self) -> None:
+        """Stop polling and shut down like run_polling does on a signal."""
+        if self.app is None:
+            return
+        app, self.app = self.app, None
+        if app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+        if app.post_shutdown:
+            await app.post_shutdown(app)
+
+    async def restart(self) -> None:
+        """Stop the Application and start a fresh one on the same database."""
+        await self.stop()
+        await self.start()
+
+    @property
+    def services(self):
+        """Return the running Application's services."""
+        return self.app.bot_data["services"]
+
+    async def idle(self, timeout: float = 15.0) -> None:  # noqa: ASYNC109
+        """Wait until every queued update has been fetched and fully handled."""
+        async with asyncio.timeout(timeout):
+            quiet = 0
+            while quiet < 3:
+                busy = (
+                    self.tg.updates
+                    or not self.app.update_queue.empty()
+                    or self.app.update_processor.current_concurrent_updates
+                )
+                quiet = 0 if busy else quiet + 1
+                await asyncio.sleep(0.01)
+
+    async def say(self, chat_id: int, text: str, **kwargs: Any) -> list[str]:
+        """Send a message as a user and return the texts the bot answered with."""
+        before = len(self.tg.sent)
+        self.tg.push_message(chat_id, text, **kwargs)
+        await self.idle()
+        return [m["result"]["text"] for m in self.tg.sent[before:] if m["chat_id"] == chat_id]
+
+    def system_block(self, request_index: int = -1) -> str:
+        """Return the memory block the model was sent in a request."""
+        return self.model.requests[request_index]["system"][1]["text"]
+
+
+def texts_of(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """Return the texts of sendMessage records."""
+    return [m["result"]["text"] for m in messages]
