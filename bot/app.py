@@ -22,6 +22,7 @@ from bot.chat import ChatService
 from bot.context import BotContext, Services
 from bot.conversations import ConversationStore
 from bot.memory_control import MemoryControl
+from bot.memory_handlers import add_memory_handlers
 from bot.ordering import PerChatUpdateProcessor
 from bot.settings import Settings
 from memory.db import create_engine, create_sessionmaker
@@ -96,7 +97,7 @@ def add_handlers(application: Application) -> None:
     application.add_handler(CommandHandler("start", handlers.start))
     application.add_handler(CommandHandler("help", handlers.help_command))
     application.add_handler(CommandHandler("new", handlers.new_conversation))
-    application.add_handler(CommandHandler("memory", handlers.memory_command))
+    add_memory_handlers(application)
     application.add_handler(
         MessageHandler(
             filters.TEXT & ~filters.COMMAND & filters.UpdateType.MESSAGE, handlers.chat_message

@@ -9,17 +9,12 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot import texts
 from bot.context import BotContext
+from bot.memory_handlers import send_change_notice
+from bot.owners import owner_id
 from bot.replies import send_html, send_markdown
 from bot.typing_indicator import typing_indicator
-from memory.store import MemoryNotFound
 
 logger = logging.getLogger(__name__)
-
-
-def owner_id(update: Update) -> int:
-    """Return whose memory a chat uses: the user's in private, the group's in a group."""
-    # In a private chat the chat id is the user's id.
-    return update.effective_chat.id
 
 
 async def guard(update: Update, context: BotContext) -> None:
@@ -54,27 +49,6 @@ async def new_conversation(update: Update, context: BotContext) -> None:
     await send_html(context.bot, update.effective_chat.id, texts.NEW_CONVERSATION)
 
 
-async def memory_command(update: Update, context: BotContext) -> None:
-    """List memories, or delete one: /memory [list | delete <id>]."""
-    chat_id = update.effective_chat.id
-    args = [arg.lower() if i == 0 else arg for i, arg in enumerate(context.args or [])]
-    control = context.services.memory_control
-    if args in ([], ["list"]):
-        items = await control.list(owner_id(update))
-        await send_html(context.bot, chat_id, texts.memory_list(items))
-    elif args[0] == "delete" and len(args) == 2:
-        try:
-            item = await control.delete(owner_id(update), args[1])
-        except MemoryNotFound:
-            await send_html(context.bot, chat_id, texts.unknown_memory(args[1]))
-        else:
-            await send_html(context.bot, chat_id, texts.deleted(item))
-    elif args == ["delete"]:
-        await send_html(context.bot, chat_id, texts.DELETE_USAGE)
-    else:
-        await send_html(context.bot, chat_id, texts.MEMORY_USAGE)
-
-
 async def chat_message(update: Update, context: BotContext) -> None:
     """Answer a text message through the agent."""
     message = update.effective_message
@@ -90,6 +64,7 @@ async def chat_message(update: Update, context: BotContext) -> None:
         await send_html(context.bot, chat.id, texts.MODEL_UNAVAILABLE)
         return
     await send_markdown(context.bot, chat.id, reply.text or texts.EMPTY_REPLY)
+    await send_change_notice(context, chat.id, reply.changes)
 
 
 async def unsupported_message(update: Update, context: BotContext) -> None:
