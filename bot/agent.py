@@ -44,8 +44,10 @@ def stored_content(message: Message) -> list[dict[str, Any]]:
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
+            # The API only accepts object inputs when the history is sent back.
+            tool_input = block.input if isinstance(block.input, dict) else {}
             blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
             )
         else:
             blocks.append(block.model_dump(mode="json", exclude_none=True))

@@ -20,6 +20,7 @@ from bot import handlers
 from bot.agent import Agent, AgentConfig
 from bot.chat import ChatService
 from bot.context import BotContext, Services
+from bot.filters import ADDRESSED_TO_BOT
 from bot.conversations import ConversationStore
 from bot.memory_control import MemoryControl
 from bot.memory_handlers import add_memory_handlers
@@ -94,13 +95,18 @@ def file_base_url(api_base_url: str) -> str:
 def add_handlers(application: Application) -> None:
     """Register the guard, the commands and the chat handler."""
     application.add_handler(TypeHandler(Update, handlers.guard), group=-1)
-    application.add_handler(CommandHandler("start", handlers.start))
-    application.add_handler(CommandHandler("help", handlers.help_command))
-    application.add_handler(CommandHandler("new", handlers.new_conversation))
+    commands = filters.UpdateType.MESSAGE
+    application.add_handler(CommandHandler("start", handlers.start, commands))
+    application.add_handler(CommandHandler("help", handlers.help_command, commands))
+    application.add_handler(CommandHandler("new", handlers.new_conversation, commands))
     add_memory_handlers(application)
+    new_messages = filters.UpdateType.MESSAGE & ADDRESSED_TO_BOT
+    application.add_handler(
+        MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)
+    )
     application.add_handler(
         MessageHandler(
-            filters.TEXT & ~filters.COMMAND & filters.UpdateType.MESSAGE, handlers.chat_message
+            new_messages & ~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.unsupported_message
         )
     )
     application.add_error_handler(handlers.error_handler)

@@ -9,6 +9,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot import texts
 from bot.context import BotContext
+from bot.filters import ADDRESSED_TO_BOT
 from bot.memory_handlers import send_change_notice
 from bot.owners import owner_id
 from bot.replies import send_html, send_markdown
@@ -23,13 +24,9 @@ async def guard(update: Update, context: BotContext) -> None:
     if user is not None and user.id in context.services.settings.allowed_user_ids:
         return
     if update.callback_query is not None:
-        await update.callback_query.answer("This is a private bot.", show_alert=True)
-    elif (
-        user is not None
-        and update.effective_chat
-        and update.effective_chat.type == ChatType.PRIVATE
-    ):
-        await send_html(context.bot, update.effective_chat.id, texts.private_bot(user.id))
+        await update.callback_query.answer(texts.PRIVATE_BOT_ALERT, show_alert=True)
+    elif user is not None and update.message is not None and ADDRESSED_TO_BOT.check_update(update):
+        await send_html(context.bot, update.message.chat_id, texts.private_bot(user.id))
     raise ApplicationHandlerStop
 
 
@@ -60,7 +57,7 @@ async def chat_message(update: Update, context: BotContext) -> None:
                 chat.id, owner_id(update), message.text, sender
             )
     except APIError as error:
-        logger.warning("model call failed for chat %s: %s", chat.id, type(error).__name__)
+        logger.warning("model call failed for chat %s: %s", chat.id, error)
         await send_html(context.bot, chat.id, texts.MODEL_UNAVAILABLE)
         return
     await send_markdown(context.bot, chat.id, reply.text or texts.EMPTY_REPLY)

@@ -38,6 +38,7 @@ MODEL_UNAVAILABLE = (
 )
 EMPTY_REPLY = "(I have nothing to add.)"
 NOT_TEXT = "I can only read text messages for now."
+PRIVATE_BOT_ALERT = "This is a private bot."
 
 
 def private_bot(user_id: int) -> str:

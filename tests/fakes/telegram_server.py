@@ -65,6 +65,9 @@ _COMMAND_RE = re.compile(r"^[a-z0-9_]{1,32}$")
 _OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
 
+_MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}\b")
+
+
 class HTMLParseError(ValueError):
     """Raised for HTML that Telegram would refuse with "can't parse entities"."""
 
@@ -517,12 +520,22 @@ class FakeTelegram:
             "date": int(time.time()),
             "text": text,
         }
+        entities = []
         if text.startswith("/"):
             # PTB's CommandHandler only fires on a bot_command entity at offset 0.
             command = text.split()[0]
-            message["entities"] = [
-                {"type": "bot_command", "offset": 0, "length": utf16_len(command)}
-            ]
+            entities.append({"type": "bot_command", "offset": 0, "length": utf16_len(command)})
+        # Telegram marks @usernames in incoming text as mention entities.
+        for match in _MENTION_RE.finditer(text):
+            entities.append(
+                {
+                    "type": "mention",
+                    "offset": utf16_len(text[: match.start()]),
+                    "length": utf16_len(match.group()),
+                }
+            )
+        if entities:
+            message["entities"] = entities
         if isinstance(reply_to_message, int):
             reply_to_message = self._messages[chat_id][reply_to_message]
         if reply_to_message is not None:

@@ -1,0 +1,146 @@
+"""Odd updates and odd model output get a polite answer or silence, never an exception."""
+
+import logging
+import time
+
+from tests.fakes.anthropic_server import reply, text, tool_use, tool_uses
+from tests.harness import OWNER, STRANGER
+
+
+def user_message(chat_id: int, **fields) -> dict:
+    """Return a Message dict from OWNER in a private chat, with extra fields."""
+    return {
+        "message_id": int(time.time() * 1000) % 1_000_000,
+        "from": {"id": OWNER, "is_bot": False, "first_name": "Alice"},
+        "chat": {"id": chat_id, "type": "private", "first_name": "Alice"},
+        "date": int(time.time()),
+        **fields,
+    }
+
+
+NON_TEXT = {
+    "photo": {"photo": [{"file_id": "p1", "file_unique_id": "u1", "width": 9, "height": 9}]},
+    "sticker": {
+        "sticker": {
+            "file_id": "s1",
+            "file_unique_id": "u2",
+            "type": "regular",
+            "width": 9,
+            "height": 9,
+            "is_animated": False,
+            "is_video": False,
+        }
+    },
+    "voice": {"voice": {"file_id": "v1", "file_unique_id": "u3", "duration": 2}},
+    "document": {"document": {"file_id": "d1", "file_unique_id": "u4", "file_name": "a.pdf"}},
+    "location": {"location": {"latitude": 52.5, "longitude": 13.4}},
+}
+
+
+async def test_non_text_messages_get_a_polite_answer(harness, caplog):
+    caplog.set_level(logging.ERROR)
+    for kind, fields in NON_TEXT.items():
+        before = len(harness.tg.sent)
+        harness.tg.push_update({"message": user_message(OWNER, **fields)})
+        await harness.idle()
+        replies = [m["result"]["text"] for m in harness.tg.sent[before:]]
+        assert replies == ["I can only read text messages for now."], kind
+    assert harness.model.requests == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_edits_channel_posts_and_senderless_messages_are_ignored(harness, caplog):
+    caplog.set_level(logging.ERROR)
+    harness.tg.push_update(
+        {"edited_message": {**user_message(OWNER, text="edited"), "edit_date": 1}}
+    )
+    channel_post = {
+        "message_id": 5,
+        "chat": {"id": -1001, "type": "channel", "title": "News"},
+        "date": int(time.time()),
+        "text": "hello channel",
+    }
+    harness.tg.push_update({"channel_post": channel_post})
+    senderless = {**user_message(OWNER, text="no sender")}
+    del senderless["from"]
+    harness.tg.push_update({"message": senderless})
+    await harness.idle()
+    assert harness.tg.sent == [] and harness.model.requests == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_long_messages_with_emoji_rtl_and_markup_work(harness):
+    body = "שלום עולם مرحبا 👩‍👩‍👧‍👦 <b>&amp; *x* _y_ `z` " * 80
+    message = body[:4000]
+    harness.model.default = lambda request: text(
+        "you said: " + request["messages"][-1]["content"][-1]["text"].split("\n", 1)[1]
+    )
+    replies = await harness.say(OWNER, message)
+    assert harness.tg.rejected == []
+
+    # Markdown pairs such as *x* arrive as formatting; every other character arrives as sent.
+    def plain(value: str) -> list[str]:
+        return value.translate({ord(c): None for c in "*_`"}).split()
+
+    assert plain(" ".join(replies)) == plain("you said: " + message)
+
+
+async def test_bad_tool_calls_are_error_results_and_write_nothing(harness):
+    harness.model.script(
+        tool_uses(
+            [
+                ("add_to_memory", {"content": "hi", "category": "person"}),
+                ("add_to_memory", {"content": "A good fact here", "category": "hobby"}),
+                ("update_memory", {"memory_id": "zzzzzzzz", "content": "New content"}),
+                ("drop_database", {"really": True}),
+                ("add_to_memory", "not even an object"),
+            ]
+        ),
+        text("Sorry, I could not save that."),
+    )
+    assert await harness.say(OWNER, "remember stuff") == ["Sorry, I could not save that."]
+    results = harness.model.requests[-1]["messages"][-1]["content"]
+    assert [r["type"] for r in results] == ["tool_result"] * 5
+    assert all(r.get("is_error") is True for r in results)
+    assert "Unknown tool 'drop_database'" in results[3]["content"]
+    assert await harness.services.memory_control.list(OWNER) == []
+
+
+async def test_a_model_that_keeps_calling_tools_is_stopped_and_answers(harness):
+    harness.model.default = lambda request: (
+        text("Here is what I managed.")
+        if request.get("tool_choice") == {"type": "none"}
+        else tool_use("update_memory", {"memory_id": "zzzzzzzz", "content": "Loop forever"})
+    )
+    replies = await harness.say(OWNER, "loop")
+    rounds = harness.services.settings.agent_max_tool_rounds
+    assert len(harness.model.requests) == rounds + 1
+    assert harness.model.requests[-1]["tool_choice"] == {"type": "none"}
+    assert replies == ["Here is what I managed."]
+
+
+async def test_max_tokens_and_refusal_give_what_there_is_and_a_note(harness):
+    harness.model.script(text("The first half of a long", stop_reason="max_tokens"))
+    [cut] = await harness.say(OWNER, "write a lot")
+    assert cut.startswith("The first half of a long") and "length limit" in cut
+    harness.model.script(reply([], stop_reason="refusal"))
+    [refused] = await harness.say(OWNER, "something bad")
+    assert "can't help" in refused
+
+
+async def test_a_stranger_pressing_a_button_gets_an_alert_only(harness):
+    harness.tg.push_update(
+        {
+            "callback_query": {
+                "id": "cb1",
+                "from": {"id": STRANGER, "is_bot": False, "first_name": "Eve"},
+                "chat_instance": "x",
+                "data": "m:del:abcdefgh:0",
+                "message": user_message(STRANGER, text="old"),
+            }
+        }
+    )
+    await harness.idle()
+    [answer] = harness.tg.callback_answers
+    assert answer["callback_query_id"] == "cb1" and "private" in answer["text"]
+    assert harness.tg.sent == [] and harness.model.requests == []

@@ -1,0 +1,90 @@
+"""The bot survives API failures and Telegram refusals, and keeps every message."""
+
+import io
+import logging
+
+from bot.log_setup import configure_logging
+from tests.fakes.anthropic_server import error, text, tool_use
+from tests.harness import OWNER
+
+OVERLOADED = error(529, "overloaded_error", "Overloaded")
+
+
+async def test_transient_model_errors_are_retried_by_the_sdk(harness):
+    harness.model.script(error(500, "api_error", "boom"), OVERLOADED, text("Fine now."))
+    assert await harness.say(OWNER, "hello") == ["Fine now."]
+    assert len(harness.model.requests) == 3
+
+
+async def test_when_retries_run_out_the_user_is_told_and_nothing_is_lost(harness):
+    harness.model.script(*[OVERLOADED] * 5)
+    [apology] = await harness.say(OWNER, "first message")
+    assert "can't reach the model" in apology and "Traceback" not in apology
+    assert len(harness.model.requests) == 5  # one call and the SDK's four retries
+
+    harness.model.script(text("Now I see both."))
+    assert await harness.say(OWNER, "second message") == ["Now I see both."]
+    last = harness.model.requests[-1]
+    assert harness.model.invalid == []
+    [user] = last["messages"]
+    texts = [block["text"] for block in user["content"]]
+    assert texts[0].endswith("first message") and texts[1].endswith("second message")
+
+
+async def test_a_failure_after_a_tool_call_leaves_a_valid_history(harness):
+    harness.model.script(
+        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"}),
+        *[OVERLOADED] * 5,
+        text("Saved earlier; hello again."),
+    )
+    [apology] = await harness.say(OWNER, "remember I like tea")
+    assert "can't reach the model" in apology
+    assert [m.content for m in await harness.services.memory_control.list(OWNER)] == [
+        "The user likes tea"
+    ]
+    assert await harness.say(OWNER, "hello?") == ["Saved earlier; hello again."]
+    assert harness.model.invalid == []
+    roles = [m["role"] for m in harness.model.requests[-1]["messages"]]
+    assert roles == ["user", "assistant", "user"]
+
+
+async def test_telegram_429_is_waited_out_by_the_rate_limiter(harness):
+    harness.tg.fail_next("sendMessage", status=429, retry_after=1)
+    harness.model.script(text("Delivered after the wait."))
+    assert await harness.say(OWNER, "hi") == ["Delivered after the wait."]
+    assert any("Too Many Requests" in why for _, _, why in harness.tg.rejected)
+
+
+async def test_unparseable_entities_fall_back_to_plain_text(harness):
+    harness.tg.fail_next(
+        "sendMessage",
+        status=400,
+        description='Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0',
+    )
+    harness.model.script(text("Some **bold** text & more"))
+    assert await harness.say(OWNER, "hi") == ["Some bold text & more"]
+    plain = harness.tg.sent[-1]
+    assert "parse_mode" not in plain
+
+
+async def test_secrets_never_reach_the_logs(harness):
+    buffer = io.StringIO()
+    secrets = [harness.tg.token, harness.model.api_key]
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure_logging("DEBUG", secrets)
+        root.handlers[0].setStream(buffer)
+        harness.tg.fail_next("sendMessage", status=400, description="Bad Request: chat not found")
+        harness.model.script(text("one"), *[OVERLOADED] * 5)
+        await harness.say(OWNER, "hello")
+        await harness.say(OWNER, "again")
+        logging.getLogger("test").error("token in a message: %s", harness.tg.token)
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    log = buffer.getvalue()
+    assert "token in a message: [REDACTED]" in log
+    assert "model call failed" in log
+    for secret in secrets:
+        assert secret not in log
