@@ -1,25 +1,155 @@
 """What the user does to memory directly, without the model."""
 
+# MemoryControl.list shadows the builtin inside the class body; lazy annotations avoid that.
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
 from bot.conversations import ConversationStore
+from memory.budget import MemoryUsage, usage_of
+from memory.export import export_document, export_json
 from memory.ids import is_memory_id
-from memory.store import MemoryItem, MemoryNotFound, MemoryStore
+from memory.models import utcnow
+from memory.search import search
+from memory.store import (
+    MemoryItem,
+    MemoryNotFound,
+    MemoryStore,
+    MemoryVersionItem,
+    UndoResult,
+)
+
+RECENTLY_DELETED_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class MemoryOverview:
+    """The owner's active memories in block order, how full memory is, and whether it is on."""
+
+    items: list[MemoryItem]
+    usage: MemoryUsage
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class MemoryHistory:
+    """A memory and every version of it, oldest first."""
+
+    item: MemoryItem
+    versions: list[MemoryVersionItem]
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """The export of an owner's memories, ready to upload."""
+
+    filename: str
+    data: bytes
+    total: int
+    deleted: int
 
 
 class MemoryControl:
-    """List and delete an owner's memories, keeping open conversations' blocks current."""
+    """The owner's direct control of memory, keeping open conversations' blocks current."""
 
-    def __init__(self, memories: MemoryStore, conversations: ConversationStore):
+    def __init__(
+        self,
+        memories: MemoryStore,
+        conversations: ConversationStore,
+        clock: Callable[[], datetime] = utcnow,
+    ):
         self._memories = memories
         self._conversations = conversations
+        self._clock = clock
 
     async def list(self, owner_id: int) -> list[MemoryItem]:
         """Return the owner's active memories in block order."""
         return await self._memories.list_active(owner_id)
 
+    async def overview(self, owner_id: int) -> MemoryOverview:
+        """Return what /memory shows: the memories, the budget used, and the on/off state."""
+        items = await self._memories.list_active(owner_id)
+        return MemoryOverview(
+            items=items,
+            usage=usage_of(items, self._memories.token_budget),
+            enabled=await self._memories.memory_enabled(owner_id),
+        )
+
+    async def is_enabled(self, owner_id: int) -> bool:
+        """Tell whether conversations of this owner carry memory (block and tools)."""
+        return await self._memories.memory_enabled(owner_id)
+
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Forget one memory and re-render the block for the next turn."""
-        if not is_memory_id(memory_id):
-            raise MemoryNotFound(memory_id)
+        _check_id(memory_id)
         item = await self._memories.delete(owner_id, memory_id)
-        await self._conversations.refresh_memory_block(owner_id)
+        await self._refresh(owner_id)
         return item
+
+    async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
+        """Bring back a deleted memory and re-render the block for the next turn."""
+        _check_id(memory_id)
+        item = await self._memories.restore(owner_id, memory_id)
+        await self._refresh(owner_id)
+        return item
+
+    async def recently_deleted(self, owner_id: int) -> list[MemoryItem]:
+        """Return the memories deleted most recently, to restore from."""
+        return await self._memories.list_deleted(owner_id, RECENTLY_DELETED_SHOWN)
+
+    async def history(self, owner_id: int, memory_id: str) -> MemoryHistory:
+        """Return a memory, deleted or not, with every version."""
+        _check_id(memory_id)
+        item = await self._memories.find(owner_id, memory_id)
+        return MemoryHistory(item, await self._memories.history(owner_id, memory_id))
+
+    async def search(self, owner_id: int, query: str) -> list[MemoryItem]:
+        """Return the active memories matching the words, best first."""
+        return search(await self._memories.list_active(owner_id), query)
+
+    async def clear(self, owner_id: int) -> int:
+        """Forget every memory of the owner; return how many."""
+        count = await self._memories.clear(owner_id)
+        await self._refresh(owner_id)
+        return count
+
+    async def export(self, owner_id: int) -> ExportFile | None:
+        """Return every memory with all versions as a JSON file, or None if there are none."""
+        records = await self._memories.export(owner_id)
+        if not records:
+            return None
+        now = self._clock()
+        document = export_document(
+            owner_id, records, now, await self._memories.memory_enabled(owner_id)
+        )
+        return ExportFile(
+            filename=f"memories-{now:%Y-%m-%d}.json",
+            data=export_json(document),
+            total=len(records),
+            deleted=sum(record.item.deleted_at is not None for record in records),
+        )
+
+    async def set_enabled(self, owner_id: int, enabled: bool) -> bool:
+        """Turn memory on or off for the owner; tell whether that changed anything."""
+        changed = await self._memories.set_memory_enabled(owner_id, enabled)
+        await self._refresh(owner_id)
+        return changed
+
+    async def undo(self, owner_id: int, change_id: int) -> UndoResult:
+        """Undo one change the agent made, once, and re-render the block for the next turn."""
+        result = await self._memories.undo(owner_id, change_id)
+        await self._refresh(owner_id)
+        return result
+
+    async def _refresh(self, owner_id: int) -> None:
+        """Re-render the memory block of the owner's open conversations."""
+        # Direct changes show from the next turn; the agent's own writes do not (DESIGN.md).
+        await self._conversations.refresh_memory_block(owner_id)
+
+
+def _check_id(memory_id: str) -> None:
+    """Treat text that cannot be an id like an unknown id, without asking the database."""
+    if not is_memory_id(memory_id):
+        raise MemoryNotFound(memory_id)

@@ -1,44 +1,340 @@
-"""Handlers of the /memory command family: the user's direct control of memory."""
+"""Handlers of the /memory command family and its buttons: the user's direct control of memory."""
 
-from telegram import Update
-from telegram.ext import Application, CommandHandler
+from typing import TypeGuard
+
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import texts
 from bot.context import BotContext
+from bot.memory_views import (
+    AnswerClear,
+    Button,
+    DeleteFromPage,
+    ShowPage,
+    Undo,
+    View,
+    change_notices,
+    clear_question,
+    memory_page,
+    parse_callback,
+    without_button,
+)
 from bot.owners import owner_id
 from bot.replies import send_html
-from memory.store import MemoryNotFound
+from memory.store import (
+    AlreadyUndone,
+    CannotUndo,
+    ChangeNotFound,
+    MemoryNotDeleted,
+    MemoryNotFound,
+)
 from memory.tools import MemoryChange
+
+SEARCH_RESULTS_SHOWN = 20
+
+
+def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+    """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
+
+
+def buttons_of(message: Message) -> tuple[tuple[Button, ...], ...]:
+    """Read the callback buttons of a message we sent."""
+    keyboard = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    return tuple(
+        tuple(Button(b.text, b.callback_data) for b in row if isinstance(b.callback_data, str))
+        for row in keyboard
+    )
+
+
+def _argument(context: BotContext) -> str | None:
+    """Return the one argument after the subcommand, or None if there is not exactly one."""
+    args = context.args or []
+    return args[1] if len(args) == 2 else None
+
+
+def _editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
+    """Tell whether the bot may still edit a button's message (Telegram says so by date 0)."""
+    return isinstance(message, Message) and message.is_accessible
+
+
+async def _send(context: BotContext, chat_id: int, view: View) -> None:
+    """Send a view as one message (views are built to fit one)."""
+    await send_html(context.bot, chat_id, view.text, reply_markup=markup(view.buttons))
+
+
+async def _edit(update: Update, context: BotContext, view: View) -> None:
+    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
+    message = update.callback_query.message
+    if not _editable(message):
+        await _send(context, update.effective_chat.id, view)
+        return
+    try:
+        await message.edit_text(
+            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
+        )
+    except BadRequest as error:
+        # A second press that changes nothing is fine; anything else is a real failure.
+        if "not modified" not in str(error).lower():
+            raise
+
+
+def _action(update: Update, kind: type):
+    """Return the pressed button's action if it is of this kind, in a chat; else None."""
+    action = parse_callback(update.callback_query.data)
+    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
+    if update.effective_chat is None or not isinstance(action, kind):
+        return None
+    return action
+
+
+async def _page(update: Update, context: BotContext, page: int) -> View:
+    """Render a page of the owner's memories as they are now."""
+    overview = await context.services.memory_control.overview(owner_id(update))
+    view, _ = memory_page(overview.items, overview.usage, overview.enabled, page)
+    return view
+
+
+# --- /memory subcommands ---------------------------------------------------------------
+
+
+async def list_memories(update: Update, context: BotContext) -> None:
+    """Show the first page of memories, with Delete buttons and paging."""
+    await _send(context, update.effective_chat.id, await _page(update, context, 1))
+
+
+async def delete_memory(update: Update, context: BotContext) -> None:
+    """Forget one memory by id."""
+    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    if memory_id is None:
+        await send_html(context.bot, chat_id, texts.DELETE_USAGE)
+        return
+    try:
+        item = await context.services.memory_control.delete(owner_id(update), memory_id)
+    except MemoryNotFound:
+        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
+        return
+    await send_html(context.bot, chat_id, texts.deleted(item))
+
+
+async def restore_memory(update: Update, context: BotContext) -> None:
+    """Bring back a deleted memory by id, or list the recently deleted ones."""
+    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    control = context.services.memory_control
+    if memory_id is None:
+        deleted = await control.recently_deleted(owner_id(update))
+        await send_html(context.bot, chat_id, texts.restore_usage(deleted))
+        return
+    try:
+        item = await control.restore(owner_id(update), memory_id)
+    except MemoryNotFound:
+        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
+    except MemoryNotDeleted:
+        await send_html(context.bot, chat_id, texts.not_deleted(memory_id))
+    else:
+        await send_html(context.bot, chat_id, texts.restored(item))
+
+
+async def memory_history(update: Update, context: BotContext) -> None:
+    """Show every version of a memory with its date, newest last."""
+    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    if memory_id is None:
+        await send_html(context.bot, chat_id, texts.HISTORY_USAGE)
+        return
+    try:
+        found = await context.services.memory_control.history(owner_id(update), memory_id)
+    except MemoryNotFound:
+        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
+        return
+    zone = context.services.settings.zone
+    await send_html(context.bot, chat_id, texts.history(found.item, found.versions, zone))
+
+
+async def search_memories(update: Update, context: BotContext) -> None:
+    """Show the active memories matching some words, best first, with their ids."""
+    chat_id, query = update.effective_chat.id, " ".join((context.args or [])[1:])
+    if not query.strip():
+        await send_html(context.bot, chat_id, texts.SEARCH_USAGE)
+        return
+    found = await context.services.memory_control.search(owner_id(update), query)
+    await send_html(context.bot, chat_id, texts.search_results(query, found, SEARCH_RESULTS_SHOWN))
+
+
+async def clear_memories(update: Update, context: BotContext) -> None:
+    """Ask, with buttons, before forgetting every memory."""
+    count = len(await context.services.memory_control.list(owner_id(update)))
+    if count == 0:
+        await send_html(context.bot, update.effective_chat.id, texts.CLEAR_NOTHING)
+        return
+    await _send(context, update.effective_chat.id, clear_question(count))
+
+
+async def export_memories(update: Update, context: BotContext) -> None:
+    """Send a JSON file with every memory and all its versions."""
+    chat_id = update.effective_chat.id
+    export = await context.services.memory_control.export(owner_id(update))
+    if export is None:
+        await send_html(context.bot, chat_id, texts.EXPORT_EMPTY)
+        return
+    await context.bot.send_document(
+        chat_id,
+        InputFile(export.data, filename=export.filename),
+        caption=texts.export_caption(export.total, export.deleted),
+        parse_mode=ParseMode.HTML,
+    )
+
+
+async def memory_off(update: Update, context: BotContext) -> None:
+    """Stop using and saving memories; keep the stored ones."""
+    control = context.services.memory_control
+    changed = await control.set_enabled(owner_id(update), False)
+    count = len(await control.list(owner_id(update)))
+    await send_html(context.bot, update.effective_chat.id, texts.memory_off(changed, count))
+
+
+async def memory_on(update: Update, context: BotContext) -> None:
+    """Use and save memories again."""
+    changed = await context.services.memory_control.set_enabled(owner_id(update), True)
+    await send_html(context.bot, update.effective_chat.id, texts.memory_on(changed))
+
+
+async def memory_usage(update: Update, context: BotContext) -> None:
+    """Explain the /memory subcommands."""
+    await send_html(context.bot, update.effective_chat.id, texts.MEMORY_USAGE)
+
+
+# Subcommands with their argument count: None takes any number of words.
+SUBCOMMANDS = {
+    "list": (list_memories, 0),
+    "delete": (delete_memory, None),
+    "restore": (restore_memory, None),
+    "history": (memory_history, None),
+    "search": (search_memories, None),
+    "clear": (clear_memories, 0),
+    "export": (export_memories, 0),
+    "off": (memory_off, 0),
+    "on": (memory_on, 0),
+}
 
 
 async def memory_command(update: Update, context: BotContext) -> None:
-    """List memories, or delete one: /memory [list | delete <id>]."""
-    chat_id = update.effective_chat.id
-    args = [arg.lower() if i == 0 else arg for i, arg in enumerate(context.args or [])]
-    control = context.services.memory_control
-    if args in ([], ["list"]):
-        items = await control.list(owner_id(update))
-        await send_html(context.bot, chat_id, texts.memory_list(items))
-    elif args[0] == "delete" and len(args) == 2:
-        try:
-            item = await control.delete(owner_id(update), args[1])
-        except MemoryNotFound:
-            await send_html(context.bot, chat_id, texts.unknown_memory(args[1]))
-        else:
-            await send_html(context.bot, chat_id, texts.deleted(item))
-    elif args == ["delete"]:
-        await send_html(context.bot, chat_id, texts.DELETE_USAGE)
+    """Run a /memory subcommand; a bare /memory lists."""
+    args = context.args or []
+    handler, arity = SUBCOMMANDS.get(args[0].lower() if args else "list", (memory_usage, None))
+    if arity is not None and len(args) > 1 + arity:
+        handler = memory_usage
+    await handler(update, context)
+
+
+# --- buttons ---------------------------------------------------------------------------
+
+
+async def show_page(update: Update, context: BotContext) -> None:
+    """Show another page of the memory list in the same message."""
+    action = _action(update, ShowPage)
+    if action is None:
+        await stale_button(update, context)
+        return
+    await update.callback_query.answer()
+    await _edit(update, context, await _page(update, context, action.page))
+
+
+async def delete_button(update: Update, context: BotContext) -> None:
+    """Forget the memory of a page's Delete button, then refresh the page."""
+    query = update.callback_query
+    action = _action(update, DeleteFromPage)
+    if action is None:
+        await stale_button(update, context)
+        return
+    try:
+        item = await context.services.memory_control.delete(owner_id(update), action.memory_id)
+    except MemoryNotFound:
+        await query.answer(texts.MEMORY_GONE, show_alert=True)
     else:
-        await send_html(context.bot, chat_id, texts.MEMORY_USAGE)
+        await query.answer()
+        await send_html(context.bot, update.effective_chat.id, texts.deleted(item))
+    await _edit(update, context, await _page(update, context, action.page))
+
+
+async def clear_answer(update: Update, context: BotContext) -> None:
+    """Forget everything on Yes, or nothing on Cancel, and say which."""
+    query = update.callback_query
+    action = _action(update, AnswerClear)
+    if action is None:
+        await stale_button(update, context)
+        return
+    await query.answer()
+    if action.confirmed:
+        count = await context.services.memory_control.clear(owner_id(update))
+        await _edit(update, context, View(texts.cleared(count)))
+    else:
+        await _edit(update, context, View(texts.CLEAR_CANCELLED))
+
+
+async def undo_button(update: Update, context: BotContext) -> None:
+    """Undo a change the agent made, once, and take its Undo button away."""
+    query = update.callback_query
+    action = _action(update, Undo)
+    if action is None:
+        await stale_button(update, context)
+        return
+    try:
+        result = await context.services.memory_control.undo(owner_id(update), action.change_id)
+    except ChangeNotFound:
+        await stale_button(update, context)
+        return
+    except AlreadyUndone:
+        await query.answer(texts.ALREADY_UNDONE, show_alert=True)
+    except CannotUndo as refusal:
+        await query.answer(texts.CANNOT_UNDO[refusal.reason], show_alert=True)
+        return
+    else:
+        await query.answer(texts.UNDONE_ALERT)
+        await send_html(context.bot, update.effective_chat.id, texts.undone(result))
+    await _drop_pressed_button(update, context)
+
+
+async def _drop_pressed_button(update: Update, context: BotContext) -> None:
+    """Take the pressed button off its message, keeping the text and the other buttons."""
+    query = update.callback_query
+    if _editable(query.message):
+        rows = without_button(buttons_of(query.message), query.data)
+        await _edit(update, context, View(query.message.text_html, rows))
+
+
+async def stale_button(update: Update, context: BotContext) -> None:
+    """Say a button no longer works (malformed, or from another owner's message)."""
+    await update.callback_query.answer(texts.STALE_BUTTON, show_alert=True)
 
 
 async def send_change_notice(
     context: BotContext, chat_id: int, changes: list[MemoryChange]
 ) -> None:
-    """Tell the user what the agent saved or updated in this turn."""
-    # Issue 5 adds the notice with an Undo button; until then the reply itself says it.
+    """Tell the user what the agent saved, updated or forgot this turn, with Undo buttons."""
+    for view in change_notices(changes):
+        await _send(context, chat_id, view)
 
 
 def add_memory_handlers(application: Application) -> None:
     """Register the /memory command and its buttons."""
     application.add_handler(CommandHandler("memory", memory_command))
+    application.add_handler(CallbackQueryHandler(show_page, pattern=r"^m:p:"))
+    application.add_handler(CallbackQueryHandler(delete_button, pattern=r"^m:d:"))
+    application.add_handler(CallbackQueryHandler(clear_answer, pattern=r"^m:c:"))
+    application.add_handler(CallbackQueryHandler(undo_button, pattern=r"^u:"))
+    # Anything else in our namespaces is malformed or from an older version of the bot.
+    application.add_handler(CallbackQueryHandler(stale_button, pattern=r"^(m|u):"))

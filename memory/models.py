@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -118,3 +119,36 @@ class MemoryVersion(Base):
         CheckConstraint("version_number >= 1", name="version_number_positive"),
         CheckConstraint("length(content) BETWEEN 5 AND 500", name="content_length"),
     )
+
+
+CHANGE_KINDS = ("added", "updated", "forgotten")
+CHANGE_KIND_VALUES = ", ".join(f"'{kind}'" for kind in CHANGE_KINDS)
+
+
+class MemoryChangeRecord(Base):
+    """A write the agent made, kept so the user can undo it once, even after a restart."""
+
+    __tablename__ = "agent_memory_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    memory_id: Mapped[str] = mapped_column(
+        String(8), ForeignKey("agent_memories.id", ondelete="CASCADE"), nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    # The version the change left current; undo only applies while it still is.
+    version_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (CheckConstraint(f"kind IN ({CHANGE_KIND_VALUES})", name="kind"),)
+
+
+class OwnerSettings(Base):
+    """An owner's memory preferences; no row means the defaults."""
+
+    __tablename__ = "owner_settings"
+
+    owner_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    memory_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

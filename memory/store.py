@@ -1,19 +1,26 @@
-"""Owner-scoped memory storage: add, update as a new version, soft delete, list, history."""
+"""Owner-scoped memory storage: versions, soft delete and restore, export, settings, undo log."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from memory.categories import Category
 from memory.ids import new_memory_id
-from memory.models import Memory, MemoryVersion, utcnow
+from memory.models import (
+    Memory,
+    MemoryChangeRecord,
+    MemoryVersion,
+    OwnerSettings,
+    utcnow,
+)
 
 ID_ATTEMPTS = 5
+DEFAULT_TOKEN_BUDGET = 2000
 
 
 class MemoryNotFound(LookupError):
@@ -22,6 +29,30 @@ class MemoryNotFound(LookupError):
     def __init__(self, memory_id: str):
         super().__init__(memory_id)
         self.memory_id = memory_id
+
+
+class MemoryNotDeleted(Exception):
+    """The memory to restore is not deleted."""
+
+    def __init__(self, memory_id: str):
+        super().__init__(memory_id)
+        self.memory_id = memory_id
+
+
+class ChangeNotFound(LookupError):
+    """No recorded change with that id belongs to this owner."""
+
+
+class AlreadyUndone(Exception):
+    """The change was undone before; undo works once."""
+
+
+class CannotUndo(Exception):
+    """The memory changed after the change was made, so undoing it would lose something."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason  # "deleted", "changed" or "restored"
 
 
 @dataclass(frozen=True)
@@ -47,6 +78,33 @@ class MemoryVersionItem:
     content: str
     created_at: datetime
     source_conversation_id: int | None
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """A memory with every version of its content, oldest first."""
+
+    item: MemoryItem
+    versions: list[MemoryVersionItem]
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """What an undo did: the kind of change undone and the memory before and after."""
+
+    kind: str
+    before: MemoryItem
+    after: MemoryItem
+
+
+def _version_item(version: MemoryVersion) -> MemoryVersionItem:
+    """Copy a version row into a plain value."""
+    return MemoryVersionItem(
+        version_number=version.version_number,
+        content=version.content,
+        created_at=version.created_at,
+        source_conversation_id=version.source_conversation_id,
+    )
 
 
 def _item(memory: Memory, version: MemoryVersion) -> MemoryItem:
@@ -87,8 +145,13 @@ def _with_current_version():
 class MemoryStore:
     """Every read and write is scoped by owner; another owner's id is simply not found."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        token_budget: int = DEFAULT_TOKEN_BUDGET,
+    ):
         self._sessionmaker = sessionmaker
+        self.token_budget = token_budget
 
     async def add(
         self,
@@ -149,19 +212,50 @@ class MemoryStore:
         source_conversation_id: int | None = None,
     ) -> tuple[MemoryItem, MemoryItem]:
         """Append a version with new content; return the memory before and after."""
-        async with self._sessionmaker.begin() as session:
-            memory, current = await self._active_with_current(session, owner_id, memory_id)
-            before = _item(memory, current)
-            version = MemoryVersion(
-                memory_id=memory.id,
-                version_number=current.version_number + 1,
-                content=content,
-                source_conversation_id=source_conversation_id,
-                created_at=utcnow(),
+        # Every failed attempt means another writer's version went in, so this many
+        # attempts let that many writers race on one memory without anyone failing.
+        attempts = 64
+        for attempt in range(1, attempts + 1):
+            version = None
+            try:
+                async with self._sessionmaker.begin() as session:
+                    # Postgres queues writers of one memory on its row; SQLite ignores
+                    # FOR UPDATE, and the unique (memory_id, version_number) catches the race.
+                    await session.execute(
+                        select(Memory.id)
+                        .where(Memory.id == memory_id, Memory.owner_id == owner_id)
+                        .with_for_update()
+                    )
+                    memory, current = await self._active_with_current(session, owner_id, memory_id)
+                    before = _item(memory, current)
+                    version = MemoryVersion(
+                        memory_id=memory.id,
+                        version_number=current.version_number + 1,
+                        content=content,
+                        source_conversation_id=source_conversation_id,
+                        created_at=utcnow(),
+                    )
+                    session.add(version)
+                    after = _item(memory, version)
+                return before, after
+            except IntegrityError:
+                taken = version is not None and await self._version_taken(
+                    memory_id, version.version_number
+                )
+                if not taken or attempt == attempts:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _version_taken(self, memory_id: str, version_number: int) -> bool:
+        """Tell whether a concurrent writer already stored this version number."""
+        async with self._sessionmaker() as session:
+            found = await session.scalar(
+                select(MemoryVersion.id).where(
+                    MemoryVersion.memory_id == memory_id,
+                    MemoryVersion.version_number == version_number,
+                )
             )
-            session.add(version)
-            after = _item(memory, version)
-        return before, after
+        return found is not None
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Soft-delete an active memory and return it as it was."""
@@ -219,6 +313,179 @@ class MemoryStore:
             Memory.owner_id == owner_id,
             Memory.deleted_at.is_(None),
         )
+        row = (await session.execute(query)).first()
+        if row is None:
+            raise MemoryNotFound(memory_id)
+        return row[0], row[1]
+
+    async def find(self, owner_id: int, memory_id: str) -> MemoryItem:
+        """Return one memory of this owner, deleted or not."""
+        async with self._sessionmaker() as session:
+            memory, current = await self._any_with_current(session, owner_id, memory_id)
+            return _item(memory, current)
+
+    async def list_deleted(self, owner_id: int, limit: int) -> list[MemoryItem]:
+        """Return the owner's deleted memories, most recently deleted first."""
+        query = (
+            _with_current_version()
+            .where(Memory.owner_id == owner_id, Memory.deleted_at.is_not(None))
+            .order_by(Memory.deleted_at.desc(), Memory.id)
+            .limit(limit)
+        )
+        async with self._sessionmaker() as session:
+            rows = (await session.execute(query)).all()
+        return [_item(memory, version) for memory, version in rows]
+
+    async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
+        """Bring back a soft-deleted memory of this owner."""
+        async with self._sessionmaker.begin() as session:
+            memory, current = await self._any_with_current(session, owner_id, memory_id)
+            if memory.deleted_at is None:
+                raise MemoryNotDeleted(memory_id)
+            memory.deleted_at = None
+            return _item(memory, current)
+
+    async def clear(self, owner_id: int) -> int:
+        """Soft-delete every active memory of this owner; return how many."""
+        async with self._sessionmaker.begin() as session:
+            result = await session.execute(
+                update(Memory)
+                .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
+                .values(deleted_at=utcnow())
+            )
+            return result.rowcount
+
+    async def export(self, owner_id: int) -> list[MemoryRecord]:
+        """Return every memory of this owner, deleted ones too, with all their versions."""
+        async with self._sessionmaker() as session:
+            rows = (
+                await session.execute(
+                    _with_current_version()
+                    .where(Memory.owner_id == owner_id)
+                    .order_by(Memory.created_at, Memory.id)
+                )
+            ).all()
+            versions: Sequence[MemoryVersion] = (
+                await session.scalars(
+                    select(MemoryVersion)
+                    .join(Memory, Memory.id == MemoryVersion.memory_id)
+                    .where(Memory.owner_id == owner_id)
+                    .order_by(MemoryVersion.memory_id, MemoryVersion.version_number)
+                )
+            ).all()
+        by_memory: dict[str, list[MemoryVersionItem]] = {}
+        for version in versions:
+            by_memory.setdefault(version.memory_id, []).append(_version_item(version))
+        return [
+            MemoryRecord(_item(memory, current), by_memory[memory.id]) for memory, current in rows
+        ]
+
+    async def memory_enabled(self, owner_id: int) -> bool:
+        """Tell whether this owner has memory on (the default)."""
+        async with self._sessionmaker() as session:
+            enabled = await session.scalar(
+                select(OwnerSettings.memory_enabled).where(OwnerSettings.owner_id == owner_id)
+            )
+        return True if enabled is None else enabled
+
+    async def set_memory_enabled(self, owner_id: int, enabled: bool) -> bool:
+        """Turn this owner's memory on or off; tell whether that changed anything."""
+        for attempt in range(2):
+            try:
+                async with self._sessionmaker.begin() as session:
+                    row = await session.get(OwnerSettings, owner_id)
+                    if row is None:
+                        session.add(
+                            OwnerSettings(
+                                owner_id=owner_id, memory_enabled=enabled, updated_at=utcnow()
+                            )
+                        )
+                        return not enabled
+                    if row.memory_enabled == enabled:
+                        return False
+                    row.memory_enabled = enabled
+                    row.updated_at = utcnow()
+                    return True
+            except IntegrityError:
+                # Another writer created the row first; the second pass updates it.
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def record_change(
+        self, owner_id: int, memory_id: str, kind: str, version_number: int
+    ) -> int:
+        """Log a write the agent made so the user can undo it; return the log entry's id."""
+        async with self._sessionmaker.begin() as session:
+            record = MemoryChangeRecord(
+                owner_id=owner_id,
+                memory_id=memory_id,
+                kind=kind,
+                version_number=version_number,
+                created_at=utcnow(),
+            )
+            session.add(record)
+            await session.flush()
+            return record.id
+
+    async def undo(self, owner_id: int, change_id: int) -> UndoResult:
+        """Undo a logged change once, unless the memory has changed since."""
+        now = utcnow()
+        async with self._sessionmaker.begin() as session:
+            change = await session.scalar(
+                select(MemoryChangeRecord).where(
+                    MemoryChangeRecord.id == change_id, MemoryChangeRecord.owner_id == owner_id
+                )
+            )
+            if change is None:
+                raise ChangeNotFound(change_id)
+            # Claiming the entry first makes a second, concurrent undo find nothing to claim.
+            claimed = await session.execute(
+                update(MemoryChangeRecord)
+                .where(MemoryChangeRecord.id == change.id, MemoryChangeRecord.undone_at.is_(None))
+                .values(undone_at=now)
+            )
+            if claimed.rowcount == 0:
+                raise AlreadyUndone(change_id)
+            # Like update: queue behind other writers of this memory on Postgres.
+            await session.execute(
+                select(Memory.id).where(Memory.id == change.memory_id).with_for_update()
+            )
+            memory, current = await self._any_with_current(session, owner_id, change.memory_id)
+            before = _item(memory, current)
+            if change.kind == "forgotten":
+                if memory.deleted_at is None:
+                    raise CannotUndo("restored")
+                memory.deleted_at = None
+                return UndoResult(change.kind, before, _item(memory, current))
+            if memory.deleted_at is not None:
+                raise CannotUndo("deleted")
+            if change.kind == "added":
+                memory.deleted_at = now
+                return UndoResult(change.kind, before, _item(memory, current))
+            if current.version_number != change.version_number:
+                raise CannotUndo("changed")
+            previous = await session.scalar(
+                select(MemoryVersion).where(
+                    MemoryVersion.memory_id == memory.id,
+                    MemoryVersion.version_number == change.version_number - 1,
+                )
+            )
+            restored = MemoryVersion(
+                memory_id=memory.id,
+                version_number=current.version_number + 1,
+                content=previous.content,
+                created_at=now,
+            )
+            session.add(restored)
+            return UndoResult(change.kind, before, _item(memory, restored))
+
+    @staticmethod
+    async def _any_with_current(
+        session: AsyncSession, owner_id: int, memory_id: str
+    ) -> tuple[Memory, MemoryVersion]:
+        """Load a memory of this owner, deleted or not, with its current version, or raise."""
+        query = _with_current_version().where(Memory.id == memory_id, Memory.owner_id == owner_id)
         row = (await session.execute(query)).first()
         if row is None:
             raise MemoryNotFound(memory_id)

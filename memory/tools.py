@@ -1,5 +1,7 @@
 """The memory tools the model may call: each is data (name, description, schema) plus a function."""
 
+import copy
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -13,6 +15,7 @@ from pydantic import (
     field_validator,
 )
 
+from memory.budget import MemoryUsage, new_memory_tokens, usage_of
 from memory.categories import Category
 from memory.ids import ID_PATTERN
 from memory.store import MemoryItem, MemoryNotFound, MemoryStore
@@ -58,25 +61,46 @@ class AddToMemoryArgs(BaseModel):
         return subject or None
 
 
+MemoryId = Annotated[
+    str,
+    Field(
+        pattern=ID_PATTERN.pattern,
+        description="The 8-character id shown as [id:...] in the memory block.",
+    ),
+]
+
+
 class UpdateMemoryArgs(BaseModel):
     """Arguments of update_memory."""
 
     model_config = ConfigDict(extra="forbid")
 
-    memory_id: str = Field(
-        pattern=ID_PATTERN.pattern,
-        description="The 8-character id shown as [id:...] in the memory block.",
-    )
+    memory_id: MemoryId
     content: MemoryContent
+
+
+class ForgetMemoryArgs(BaseModel):
+    """Arguments of forget_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: MemoryId
 
 
 @dataclass(frozen=True)
 class MemoryChange:
-    """A write a tool made, so the front end can tell the user (and undo it)."""
+    """A write a tool made, or an add it refused, so the front end can tell the user."""
 
-    kind: str  # "added" or "updated"
-    item: MemoryItem
+    # "added", "updated", "forgotten", or "rejected_full" when the budget refused an add.
+    kind: str
+    # The memory after the change; None for "rejected_full".
+    item: MemoryItem | None
     previous: MemoryItem | None = None
+    # The undo log entry of the change, for an Undo button.
+    change_id: int | None = None
+    # For "rejected_full": the content that was not saved, and how full memory is.
+    rejected_content: str | None = None
+    usage: MemoryUsage | None = None
 
 
 @dataclass(frozen=True)
@@ -107,10 +131,24 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
                 f"('{existing.content}'). Call update_memory with memory_id '{existing.id}' "
                 "and the full new content instead."
             )
+    usage = usage_of(await ctx.store.list_active(ctx.owner_id), ctx.store.token_budget)
+    needed = new_memory_tokens(args.content, args.category, args.subject)
+    if not usage.fits(needed):
+        return ToolOutcome(
+            f"Not saved: memory is full ({usage.tokens} of {usage.budget} tokens used; this "
+            f"memory needs about {needed} more). Consolidate first: merge related or outdated "
+            "memories into one with update_memory, or remove obsolete ones with forget_memory, "
+            "then call add_to_memory again. Tell the user their memory is full.",
+            is_error=True,
+            change=MemoryChange("rejected_full", None, rejected_content=args.content, usage=usage),
+        )
     item = await ctx.store.add(
         ctx.owner_id, args.content, args.category, args.subject, ctx.conversation_id
     )
-    return ToolOutcome(f"Saved as {item.id}", change=MemoryChange("added", item))
+    change_id = await ctx.store.record_change(ctx.owner_id, item.id, "added", item.version)
+    return ToolOutcome(
+        f"Saved as {item.id}", change=MemoryChange("added", item, change_id=change_id)
+    )
 
 
 async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
@@ -125,10 +163,27 @@ async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome
             "or call add_to_memory to save a new memory.",
             is_error=True,
         )
+    change_id = await ctx.store.record_change(ctx.owner_id, after.id, "updated", after.version)
     return ToolOutcome(
         f"Updated {after.id} (version {after.version}). "
         f"Old: '{before.content}'. New: '{after.content}'.",
-        change=MemoryChange("updated", after, previous=before),
+        change=MemoryChange("updated", after, previous=before, change_id=change_id),
+    )
+
+
+async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome:
+    """Soft-delete a memory; the user can undo it or restore it."""
+    try:
+        item = await ctx.store.delete(ctx.owner_id, args.memory_id)
+    except MemoryNotFound:
+        return ToolOutcome(
+            f"No memory with id '{args.memory_id}' exists. Use an id shown in the memory block.",
+            is_error=True,
+        )
+    change_id = await ctx.store.record_change(ctx.owner_id, item.id, "forgotten", item.version)
+    return ToolOutcome(
+        f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat.",
+        change=MemoryChange("forgotten", item, change_id=change_id),
     )
 
 
@@ -174,12 +229,28 @@ MEMORY_TOOLS: tuple[Tool, ...] = (
         args_model=UpdateMemoryArgs,
         run=update_memory,
     ),
+    Tool(
+        name="forget_memory",
+        description=(
+            'Forget an existing memory when the user asks you to forget it ("forget that Alec '
+            'is my boss") or says it no longer applies at all. Use update_memory instead when '
+            "the fact changed. The user can undo this."
+        ),
+        args_model=ForgetMemoryArgs,
+        run=forget_memory,
+    ),
 )
 
 
+@functools.cache
+def _definition(tool: Tool) -> dict[str, Any]:
+    """Build a tool's definition once; generating the schemas costs milliseconds per turn."""
+    return tool.definition()
+
+
 def tool_definitions(tools: tuple[Tool, ...] = MEMORY_TOOLS) -> list[dict[str, Any]]:
-    """Return the tool definitions in their fixed order."""
-    return [tool.definition() for tool in tools]
+    """Return the tool definitions in their fixed order, as copies the caller may change."""
+    return [copy.deepcopy(_definition(tool)) for tool in tools]
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -221,6 +292,13 @@ async def run_tool(
     if tool is None:
         known = ", ".join(t.name for t in tools)
         return ToolOutcome(f"Unknown tool '{name}'. Available tools: {known}.", is_error=True)
+    if not await ctx.store.memory_enabled(ctx.owner_id):
+        # Normally no tools are offered then; a stale or stubborn call still writes nothing.
+        return ToolOutcome(
+            "Memory is turned off by the user (/memory off): nothing was read or written. "
+            "Answer without memory and do not call memory tools.",
+            is_error=True,
+        )
     try:
         args = tool.args_model.model_validate(tool_input)
     except ValidationError as error:

@@ -40,7 +40,10 @@ async def test_confirm_then_store(harness):
         ),
         text("Done, I'll remember that Alec is your boss."),
     )
-    assert await harness.say(OWNER, "yes") == ["Done, I'll remember that Alec is your boss."]
+    assert await harness.say(OWNER, "yes") == [
+        "Done, I'll remember that Alec is your boss.",
+        "Saved to memory: 'Alec is the user's boss'",
+    ]
 
     [saved] = await memories(harness)
     assert (saved.content, saved.category, saved.subject) == (
@@ -65,7 +68,8 @@ async def test_explicit_request_is_stored_without_asking(harness):
         text("Got it: Fridays."),
     )
     assert await harness.say(OWNER, "Remember that I prefer Friday due dates") == [
-        "Got it: Fridays."
+        "Got it: Fridays.",
+        "Saved to memory: 'The user prefers Friday due dates'",
     ]
     assert [m.content for m in await memories(harness)] == ["The user prefers Friday due dates"]
     assert len(harness.model.requests) == 2
@@ -103,7 +107,8 @@ async def test_update_keeps_the_id_and_adds_a_version(harness):
 
     harness.model.script(update_sarah, text("Updated: Sarah is now on Design."))
     assert await harness.say(OWNER, "Sarah moved to the Design team") == [
-        "Updated: Sarah is now on Design."
+        "Updated: Sarah is now on Design.",
+        "Updated memory: 'Sarah is on the Platform team' → 'Sarah is on the Design team'",
     ]
     [after] = await memories(harness)
     assert (after.id, after.version, after.content) == (before.id, 2, "Sarah is on the Design team")

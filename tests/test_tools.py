@@ -10,13 +10,14 @@ ALICE, BOB = 111, 222
 
 def test_definitions_are_fixed_and_self_contained():
     tools = tool_definitions()
-    assert [t["name"] for t in tools] == ["add_to_memory", "update_memory"]
-    add, update = (t["input_schema"] for t in tools)
+    assert [t["name"] for t in tools] == ["add_to_memory", "update_memory", "forget_memory"]
+    add, update, forget = (t["input_schema"] for t in tools)
     assert add["required"] == ["content", "category"]
     assert add["properties"]["category"]["enum"] == ["context", "person", "preference", "project"]
     assert add["properties"]["content"]["minLength"] == 5
     assert add["properties"]["content"]["maxLength"] == 500
     assert update["required"] == ["memory_id", "content"]
+    assert forget["required"] == ["memory_id"]
     assert "$defs" not in str(tools) and "$ref" not in str(tools)
     assert tools == tool_definitions()
 

@@ -1,0 +1,48 @@
+"""/memory off and on: the state each owner's conversations see."""
+
+from memory.categories import Category
+from tests.fakes.anthropic_server import text
+from tests.harness import FRIEND, OWNER
+
+
+async def test_on_and_off_are_direct_changes_that_re_render_the_block(harness):
+    store = harness.services.memory_control._memories
+    harness.model.default = text("ok")
+    await harness.say(OWNER, "hi")
+    tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
+    await harness.say(OWNER, "still there?")
+    assert tea.id not in harness.system_block()  # a write behind the block's back
+
+    await harness.say(OWNER, "/memory off")
+    await harness.say(OWNER, "/memory on")
+    await harness.say(OWNER, "and now?")
+    assert tea.id in harness.system_block()
+
+
+async def test_the_control_service_tells_the_agent_whether_memory_is_on(harness):
+    control = harness.services.memory_control
+    assert await control.is_enabled(OWNER) is True
+    await harness.say(OWNER, "/memory off")
+    assert await control.is_enabled(OWNER) is False
+    assert await control.is_enabled(FRIEND) is True
+
+
+async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harness):
+    store = harness.services.memory_control._memories
+    tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
+    harness.model.default = text("ok")
+    await harness.say(OWNER, "/memory off")
+    await harness.say(OWNER, "what do I like?")
+    request = harness.model.requests[-1]
+    assert "tools" not in request
+    assert "Your Memory" not in str(request["system"]) and tea.id not in str(request)
+
+    await harness.say(OWNER, "/memory on")
+    await harness.say(OWNER, "and now?")
+    request = harness.model.requests[-1]
+    assert [t["name"] for t in request["tools"]] == [
+        "add_to_memory",
+        "update_memory",
+        "forget_memory",
+    ]
+    assert tea.id in harness.system_block()

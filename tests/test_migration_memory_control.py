@@ -1,0 +1,40 @@
+"""Migration 0002 (undo log, owner settings) applies, reverts and re-applies on each engine."""
+
+from sqlalchemy import inspect
+
+from alembic import command
+from bot.migrations import alembic_config
+from memory.categories import Category
+from memory.db import create_sessionmaker
+from memory.store import MemoryStore
+
+NEW_TABLES = {"agent_memory_changes", "owner_settings"}
+
+
+def _tables(connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
+
+
+def _migrate(connection, revision: str) -> None:
+    config = alembic_config(connection=connection)
+    if revision == "head":
+        command.upgrade(config, "head")
+    else:
+        command.downgrade(config, revision)
+
+
+async def test_down_to_0001_and_back_keeps_memories(engine):
+    store = MemoryStore(create_sessionmaker(engine))
+    kept = await store.add(111, "The user likes green tea", Category.PREFERENCE)
+    await store.record_change(111, kept.id, "added", 1)
+    await store.set_memory_enabled(111, False)
+
+    async with engine.begin() as connection:
+        await connection.run_sync(_migrate, "0001")
+        assert not NEW_TABLES & await connection.run_sync(_tables)
+    async with engine.begin() as connection:
+        await connection.run_sync(_migrate, "head")
+        assert NEW_TABLES <= await connection.run_sync(_tables)
+
+    assert [m.id for m in await store.list_active(111)] == [kept.id]
+    assert await store.memory_enabled(111) is True  # settings went with the table
