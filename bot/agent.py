@@ -77,7 +77,8 @@ class Agent:
     async def respond(self, conversation: ConversationState) -> AgentReply:
         """Answer the conversation's newest user turn, storing every step as it happens."""
         reply = AgentReply(text="")
-        tools = tool_definitions()
+        memory_on = await self._memories.memory_enabled(conversation.owner_id)
+        tools = tool_definitions() if memory_on else []
         ctx = ToolContext(self._memories, conversation.owner_id, conversation.id)
         texts: list[str] = []
         for round_number in range(self._config.max_tool_rounds + 1):

@@ -5,7 +5,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.agent import Agent, AgentReply
-from bot.conversations import ConversationStore
+from bot.compaction import Compactor
+from bot.conversations import ConversationState, ConversationStore
 from bot.prompt import user_turn_content
 from memory.models import utcnow
 
@@ -17,24 +18,48 @@ class ChatService:
         self,
         conversations: ConversationStore,
         agent: Agent,
+        compactor: Compactor,
         zone: ZoneInfo,
         clock: Callable[[], datetime] = utcnow,
     ):
         self._conversations = conversations
         self._agent = agent
+        self._compactor = compactor
         self._zone = zone
         self._clock = clock
 
     async def reply(
-        self, chat_id: int, owner_id: int, text: str, sender_name: str | None = None
+        self,
+        chat_id: int,
+        owner_id: int,
+        text: str,
+        sender_name: str | None = None,
+        update_id: int | None = None,
     ) -> AgentReply:
-        """Store the message before calling the model, so a failed call loses nothing."""
+        """Store the message before calling the model, so a failed call loses nothing.
+
+        Raises DuplicateUpdate when this update was stored before (a redelivery).
+        """
         conversation = await self._conversations.current(chat_id, owner_id)
         now = self._clock().astimezone(self._zone)
         await self._conversations.append(
-            conversation.id, "user", user_turn_content(text, now, sender_name)
+            conversation.id, "user", user_turn_content(text, now, sender_name), update_id
         )
+        return await self.answer(conversation)
+
+    async def answer(self, conversation: ConversationState) -> AgentReply:
+        """Let the agent answer the conversation's newest user message."""
+        conversation = await self._compactor.compact_if_needed(conversation)
         return await self._agent.respond(conversation)
+
+    async def unanswered(self) -> list[ConversationState]:
+        """Return conversations left with an unanswered message by a crash or a stop."""
+        return await self._conversations.unanswered()
+
+    async def still_unanswered(self, conversation: ConversationState) -> bool:
+        """Tell whether the conversation still ends with the user's message."""
+        turns = await self._conversations.turns(conversation.id)
+        return bool(turns) and turns[-1].role == "user"
 
     async def new_conversation(self, chat_id: int) -> bool:
         """End the chat's conversation so the next message starts afresh."""

@@ -5,13 +5,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.models import Conversation, Turn
 from memory.block import render_memory_block
 from memory.models import utcnow
 from memory.store import MemoryStore
+from memory.tokens import count_tokens
+
+# After a crash, messages younger than this are answered on restart; older ones would surprise.
+RECOVERY_WINDOW = timedelta(minutes=15)
+
+
+class DuplicateUpdate(Exception):
+    """This Telegram update was stored before: it is being or has been answered."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,7 @@ class ConversationState:
     owner_id: int
     memory_block: str
     summary: str | None
+    summary_through_turn_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,21 @@ class StoredTurn:
     id: int
     role: str
     content: list[dict[str, Any]]
+    tokens: int = 0
+    update_id: int | None = None
+
+
+def content_tokens(content: list[dict[str, Any]]) -> int:
+    """Count the tokens of a turn's text, tool calls and tool results."""
+    parts = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "tool_use":
+            parts.append(f"{block.get('name')} {block.get('input')}")
+        elif block.get("type") == "tool_result":
+            parts.append(str(block.get("content", "")))
+    return count_tokens("\n".join(parts))
 
 
 def _state(conversation: Conversation) -> ConversationState:
@@ -42,6 +67,7 @@ def _state(conversation: Conversation) -> ConversationState:
         owner_id=conversation.owner_id,
         memory_block=conversation.memory_block,
         summary=conversation.summary,
+        summary_through_turn_id=conversation.summary_through_turn_id,
     )
 
 
@@ -72,7 +98,7 @@ class ConversationStore:
                 return _state(conversation)
             if conversation is not None:
                 conversation.ended_at = now
-        block = render_memory_block(await self._memories.list_active(owner_id))
+        block = await self._render_block(owner_id)
         async with self._sessionmaker.begin() as session:
             conversation = Conversation(
                 chat_id=chat_id,
@@ -95,37 +121,116 @@ class ConversationStore:
             )
             return result.rowcount > 0
 
-    async def append(self, conversation_id: int, role: str, content: list[dict[str, Any]]) -> int:
+    async def append(
+        self,
+        conversation_id: int,
+        role: str,
+        content: list[dict[str, Any]],
+        update_id: int | None = None,
+    ) -> int:
         """Store one turn and mark the conversation active; return the turn id."""
         now = self._clock()
-        async with self._sessionmaker.begin() as session:
-            turn = Turn(conversation_id=conversation_id, role=role, content=content, created_at=now)
-            session.add(turn)
-            await session.execute(
-                update(Conversation)
-                .where(Conversation.id == conversation_id)
-                .values(last_activity_at=now)
-            )
-            await session.flush()
-            return turn.id
+        turn = Turn(
+            conversation_id=conversation_id,
+            role=role,
+            content=content,
+            tokens=content_tokens(content),
+            update_id=update_id,
+            created_at=now,
+        )
+        try:
+            async with self._sessionmaker.begin() as session:
+                session.add(turn)
+                await session.execute(
+                    update(Conversation)
+                    .where(Conversation.id == conversation_id)
+                    .values(last_activity_at=now)
+                )
+        except IntegrityError:
+            if update_id is not None and await self._update_seen(update_id):
+                raise DuplicateUpdate(update_id) from None
+            raise
+        return turn.id
+
+    async def _update_seen(self, update_id: int) -> bool:
+        """Tell whether a turn from this Telegram update exists."""
+        async with self._sessionmaker() as session:
+            found = await session.scalar(select(Turn.id).where(Turn.update_id == update_id))
+            return found is not None
 
     async def turns(self, conversation_id: int) -> list[StoredTurn]:
-        """Return the conversation's turns in the order they happened."""
+        """Return the turns not yet folded into the summary, in the order they happened."""
+        through = (
+            select(func.coalesce(Conversation.summary_through_turn_id, 0))
+            .where(Conversation.id == conversation_id)
+            .scalar_subquery()
+        )
         async with self._sessionmaker() as session:
             rows = await session.scalars(
-                select(Turn).where(Turn.conversation_id == conversation_id).order_by(Turn.id)
+                select(Turn)
+                .where(Turn.conversation_id == conversation_id, Turn.id > through)
+                .order_by(Turn.id)
             )
-            return [StoredTurn(id=t.id, role=t.role, content=t.content) for t in rows]
+            return [
+                StoredTurn(
+                    id=t.id, role=t.role, content=t.content, tokens=t.tokens, update_id=t.update_id
+                )
+                for t in rows
+            ]
+
+    async def compact(
+        self, conversation_id: int, summary: str | None, through_turn_id: int
+    ) -> None:
+        """Fold the turns up to through_turn_id into the summary (None keeps the old one)."""
+        values: dict[str, Any] = {"summary_through_turn_id": through_turn_id}
+        if summary is not None:
+            values["summary"] = summary
+        async with self._sessionmaker.begin() as session:
+            await session.execute(
+                update(Conversation).where(Conversation.id == conversation_id).values(**values)
+            )
+
+    async def get(self, conversation_id: int) -> ConversationState:
+        """Return a conversation as it is stored now."""
+        async with self._sessionmaker() as session:
+            return _state(await session.get_one(Conversation, conversation_id))
+
+    async def unanswered(self) -> list[ConversationState]:
+        """Return open conversations whose newest turn is a user's message still unanswered."""
+        newest = (
+            select(Turn.conversation_id, func.max(Turn.id).label("turn_id"))
+            .group_by(Turn.conversation_id)
+            .subquery()
+        )
+        query = (
+            select(Conversation)
+            .join(newest, newest.c.conversation_id == Conversation.id)
+            .join(Turn, Turn.id == newest.c.turn_id)
+            .where(
+                Conversation.ended_at.is_(None),
+                Turn.role == "user",
+                Conversation.last_activity_at >= self._clock() - RECOVERY_WINDOW,
+            )
+            .order_by(Conversation.id)
+        )
+        async with self._sessionmaker() as session:
+            return [_state(c) for c in await session.scalars(query)]
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""
-        block = render_memory_block(await self._memories.list_active(owner_id))
+        block = await self._render_block(owner_id)
         async with self._sessionmaker.begin() as session:
             await session.execute(
                 update(Conversation)
                 .where(Conversation.owner_id == owner_id, Conversation.ended_at.is_(None))
                 .values(memory_block=block)
             )
+
+    async def _render_block(self, owner_id: int) -> str:
+        """Render the owner's memory block, or "" when the owner turned memory off."""
+        if not await self._memories.memory_enabled(owner_id):
+            return ""
+        return render_memory_block(await self._memories.list_active(owner_id))
 
     @staticmethod
     async def _open(session: AsyncSession, chat_id: int) -> Conversation | None:

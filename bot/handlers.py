@@ -1,6 +1,7 @@
 """Telegram handlers: read the update, call a service, reply."""
 
 import logging
+from collections.abc import Awaitable
 
 from anthropic import APIError
 from telegram import Update
@@ -8,7 +9,9 @@ from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop
 
 from bot import texts
+from bot.agent import AgentReply
 from bot.context import BotContext
+from bot.conversations import DuplicateUpdate
 from bot.filters import ADDRESSED_TO_BOT
 from bot.memory_handlers import send_change_notice
 from bot.owners import owner_id
@@ -46,22 +49,30 @@ async def new_conversation(update: Update, context: BotContext) -> None:
     await send_html(context.bot, update.effective_chat.id, texts.NEW_CONVERSATION)
 
 
+async def respond(context: BotContext, chat_id: int, turn: Awaitable[AgentReply]) -> None:
+    """Show typing while the agent works, then deliver its reply, or say the model is away."""
+    try:
+        async with typing_indicator(context.bot, chat_id):
+            reply = await turn
+    except APIError as error:
+        logger.warning("model call failed for chat %s: %s", chat_id, error)
+        await send_html(context.bot, chat_id, texts.MODEL_UNAVAILABLE)
+        return
+    await send_markdown(context.bot, chat_id, reply.text or texts.EMPTY_REPLY)
+    await send_change_notice(context, chat_id, reply.changes)
+
+
 async def chat_message(update: Update, context: BotContext) -> None:
     """Answer a text message through the agent."""
-    message = update.effective_message
     chat = update.effective_chat
     sender = update.effective_user.full_name if chat.type != ChatType.PRIVATE else None
+    turn = context.services.chat.reply(
+        chat.id, owner_id(update), update.effective_message.text, sender, update.update_id
+    )
     try:
-        async with typing_indicator(context.bot, chat.id):
-            reply = await context.services.chat.reply(
-                chat.id, owner_id(update), message.text, sender
-            )
-    except APIError as error:
-        logger.warning("model call failed for chat %s: %s", chat.id, error)
-        await send_html(context.bot, chat.id, texts.MODEL_UNAVAILABLE)
-        return
-    await send_markdown(context.bot, chat.id, reply.text or texts.EMPTY_REPLY)
-    await send_change_notice(context, chat.id, reply.changes)
+        await respond(context, chat.id, turn)
+    except DuplicateUpdate:
+        logger.info("update %s was already handled; not answering twice", update.update_id)
 
 
 async def unsupported_message(update: Update, context: BotContext) -> None:

@@ -19,6 +19,8 @@ class Conversation(Base):
     owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
     memory_block: Mapped[str] = mapped_column(Text, nullable=False)
     summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Turns up to this id are folded into the summary and no longer sent.
+    summary_through_turn_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     last_activity_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -40,6 +42,10 @@ class Turn(Base):
     )
     role: Mapped[str] = mapped_column(String(16), nullable=False)
     content: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    # Counted once when stored, so budget checks never re-tokenize the history.
+    tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # The Telegram update a user's message came in; unique, so a redelivery is not answered twice.
+    update_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
     __table_args__ = (Index("ix_conversation_turns_conversation", "conversation_id", "id"),)

@@ -1,6 +1,7 @@
 """Assemble the Messages API request in cache order: tools, system, messages."""
 
 import copy
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -22,11 +23,13 @@ each with an id like [id:a1b2c3d4]. Use them naturally, without announcing that 
 remember. The user can list and delete memories with /memory, so keep every memory \
 accurate and worth keeping.
 
-You have two tools:
+You have three tools:
 - add_to_memory(content, category, subject?) saves a new memory. category is one of \
 person, preference, context, project. subject is a short key such as a person's name.
 - update_memory(memory_id, content) replaces the content of an existing memory (same id, \
 a new version is kept). Give the full new content.
+- forget_memory(memory_id) forgets a memory when the user asks you to forget it ("forget \
+that Alec is my boss"). The user can undo it.
 
 When to save:
 1. The user explicitly asks you to remember something ("remember that...", "from now on...", \
@@ -52,6 +55,8 @@ content="Sarah is on the Design team").
 Never save: passwords, keys, codes or other secrets; financial or health details unless the \
 user explicitly asks you to; details of a one-off task; things only true for today; your \
 own opinions; anything about a third party that the user would not expect you to keep. \
+If add_to_memory says memory is full, merge related memories with update_memory or forget \
+stale ones, then add again, and tell the user. \
 Never save the same fact twice: if a memory with the same subject exists, update it. Write \
 each memory as one self-contained sentence about the user in the third person ("The user \
 ..."). If a tool returns an error, read it, correct your call once if you can, otherwise \
@@ -134,6 +139,23 @@ def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any
     return marked
 
 
+def tool_blocks_as_text(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rewrite tool calls and results as text, for a request that offers no tools."""
+    rewritten = []
+    for message in messages:
+        blocks = []
+        for block in message["content"]:
+            if block.get("type") == "tool_use":
+                call = json.dumps(block.get("input"), ensure_ascii=False)
+                blocks.append({"type": "text", "text": f"[called {block['name']} {call}]"})
+            elif block.get("type") == "tool_result":
+                blocks.append({"type": "text", "text": f"[tool result: {block.get('content')}]"})
+            else:
+                blocks.append(block)
+        rewritten.append({**message, "content": blocks})
+    return rewritten
+
+
 def build_request(
     *,
     model: str,
@@ -144,18 +166,25 @@ def build_request(
     turns: Sequence[tuple[str, list[dict]]],
     force_answer: bool = False,
 ) -> dict[str, Any]:
-    """Return the keyword arguments of messages.create for one model call."""
-    system = [
-        {"type": "text", "text": STATIC_INSTRUCTIONS},
-        {"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL},
-    ]
+    """Return the keyword arguments of messages.create for one model call.
+
+    An empty memory_block (memory off) leaves the block out; no tools leaves tools out.
+    """
+    system = [{"type": "text", "text": STATIC_INSTRUCTIONS}]
+    if memory_block:
+        system.append({"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL})
+    else:
+        system[0] = {**system[0], "cache_control": CACHE_CONTROL}
     if summary:
         system.append({"type": "text", "text": SUMMARY_HEADER + summary})
+    messages = normalize_history(turns)
+    if not tools:
+        messages = tool_blocks_as_text(messages)
     request: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,
         "system": system,
-        "messages": _with_cache_breakpoint(normalize_history(turns)),
+        "messages": _with_cache_breakpoint(messages),
     }
     if tools:
         request["tools"] = tools

@@ -2,7 +2,7 @@
 
 import re
 
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.telegram_server import parse_html, utf16_len
 from tests.harness import CROWD, OWNER
 
@@ -55,7 +55,8 @@ def echo(request: dict):
 
 
 async def test_twenty_chats_concurrently_and_one_chat_in_order(harness):
-    harness.model.latency = 0.3
+    # Long enough that all twenty overlap even on a busy machine.
+    harness.model.latency = 1.0
     harness.model.default = echo
     chats = CROWD[:20]
     for n in range(3):
@@ -72,3 +73,26 @@ async def test_twenty_chats_concurrently_and_one_chat_in_order(harness):
         r for r in harness.model.requests if re.search(r"in order \d", str(r["messages"]))
     ]
     assert [len(r["messages"]) for r in owner_requests] == [1, 3, 5]
+
+
+async def test_fifty_chats_writing_memory_at_once_hit_no_database_errors(harness, caplog):
+    chats = CROWD[:50]
+    harness.model.latency = 0.05
+
+    def save_then_answer(request: dict):
+        if request["messages"][-1]["content"][0].get("type") == "tool_result":
+            return text("saved")
+        return tool_use(
+            "add_to_memory", {"content": "The user likes parallel tests", "category": "preference"}
+        )
+
+    harness.model.default = save_then_answer
+    for chat_id in chats:
+        harness.tg.push_message(chat_id, "remember that I like parallel tests")
+    await harness.idle(timeout=60)
+    for chat_id in chats:
+        assert harness.tg.messages_to(chat_id)[0] == "saved"
+        [memory] = await harness.services.memory_control.list(chat_id)
+        assert memory.version == 1
+    problems = [r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert not [p for p in problems if "locked" in p or "error" in p.lower()], problems

@@ -2,7 +2,9 @@
 
 from datetime import UTC, datetime, timedelta
 
-from bot.conversations import ConversationStore
+import pytest
+
+from bot.conversations import ConversationStore, DuplicateUpdate
 from memory.categories import Category
 
 
@@ -47,3 +49,13 @@ async def test_end_closes_only_that_chat(sessionmaker, store):
     assert await conversations.end(1) is False
     assert (await conversations.current(1, 1)).id != a.id
     assert (await conversations.current(2, 2)).id == b.id
+
+
+async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
+    conversations = ConversationStore(sessionmaker, store, timedelta(hours=2))
+    conversation = await conversations.current(1, 1)
+    content = [{"type": "text", "text": "hello"}]
+    await conversations.append(conversation.id, "user", content, update_id=42)
+    with pytest.raises(DuplicateUpdate):
+        await conversations.append(conversation.id, "user", content, update_id=42)
+    assert [t.update_id for t in await conversations.turns(conversation.id)] == [42]

@@ -95,3 +95,22 @@ def test_user_turn_carries_time_in_owner_zone_and_sender():
     now = datetime(2026, 11, 22, 15, 30, tzinfo=UTC).astimezone(ZoneInfo("Europe/Berlin"))
     [block] = user_turn_content("hello", now, "Bob")
     assert block["text"] == "[Sunday, 22 November 2026, 16:30 CET; from Bob]\nhello"
+
+
+def test_memory_off_drops_the_block_and_the_tools_and_keeps_history_valid():
+    tool_use = {"type": "tool_use", "id": "toolu_1", "name": "add_to_memory", "input": {"a": 1}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Saved as abcdefgh"}
+    req = build_request(
+        model="m",
+        max_tokens=100,
+        tools=[],
+        memory_block="",
+        summary=None,
+        turns=[text("user", "save"), ("assistant", [tool_use]), ("user", [result])],
+    )
+    assert "tools" not in req
+    assert len(req["system"]) == 1 and req["system"][0]["cache_control"] == {"type": "ephemeral"}
+    blocks = [b for m in req["messages"] for b in m["content"]]
+    assert all(b["type"] == "text" for b in blocks)
+    assert blocks[1]["text"] == '[called add_to_memory {"a": 1}]'
+    assert blocks[2]["text"] == "[tool result: Saved as abcdefgh]"

@@ -1,0 +1,59 @@
+"""Run `python -m bot` as a real process against the fake servers."""
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+from tests.harness import OWNER
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bot_environment(tg, model, database_url: str, **extra: str) -> dict[str, str]:
+    """Return the environment for a bot process wired to the fakes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "TELEGRAM"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=tg.token,
+        ANTHROPIC_API_KEY=model.api_key,
+        ALLOWED_USER_IDS=str(OWNER),
+        DATABASE_URL=database_url,
+        TELEGRAM_API_BASE_URL=tg.base_url,
+        ANTHROPIC_BASE_URL=model.base_url,
+        LOG_LEVEL="DEBUG",
+        PYTHONPATH=str(ROOT),
+    )
+    env.update(extra)
+    return env
+
+
+class BotProcess:
+    """A `python -m bot` child process whose output is kept for assertions."""
+
+    def __init__(self, env: dict[str, str], cwd: Path):
+        self.env = env
+        self.cwd = cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.output = ""
+
+    async def start(self) -> "BotProcess":
+        """Spawn the process."""
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=self.cwd,
+            env=self.env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        return self
+
+    async def stop(self, signum: int = signal.SIGTERM, timeout: float = 60) -> int:  # noqa: ASYNC109
+        """Send a signal, wait for the exit, and return the exit code."""
+        if self.process.returncode is None:
+            self.process.send_signal(signum)
+        stdout, _ = await asyncio.wait_for(self.process.communicate(), timeout=timeout)
+        self.output += stdout.decode(errors="replace")
+        return self.process.returncode
