@@ -1,16 +1,86 @@
-"""Run the bot: `python -m bot` applies migrations, then long-polls Telegram."""
+"""Run the bot: `python -m bot` applies migrations, then long-polls Telegram or serves webhooks."""
 
+import base64
+import hashlib
+import hmac
 import logging
 import sys
+from urllib.parse import urlsplit
 
+from alembic.util import CommandError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 from telegram import Update
+from telegram.error import TelegramError
 
 from bot.app import build_application
 from bot.log_setup import configure_logging
 from bot.migrations import upgrade_database
-from bot.settings import SettingsError, load_settings
+from bot.settings import Settings, SettingsError, load_settings
 
 logger = logging.getLogger("bot")
+
+# Where the bot serves webhooks when WEBHOOK_URL has no path of its own.
+DEFAULT_WEBHOOK_PATH = "telegram"
+# The port to listen on when the host sets no PORT (one Telegram allows for webhooks).
+DEFAULT_WEBHOOK_PORT = 8443
+# Mixed into the bot token to derive a stable webhook secret when WEBHOOK_SECRET is unset.
+WEBHOOK_SECRET_CONTEXT = b"memory-bot webhook secret token v1"
+
+
+def webhook_secret(settings: Settings) -> str:
+    """Return WEBHOOK_SECRET, or one derived from the bot token that stays the same on restart."""
+    if settings.webhook_secret is not None:
+        return settings.webhook_secret.get_secret_value()
+    token = settings.telegram_bot_token.get_secret_value().encode()
+    digest = hmac.new(token, WEBHOOK_SECRET_CONTEXT, hashlib.sha256).digest()
+    # URL-safe base64 uses exactly Telegram's secret alphabet: A-Z, a-z, 0-9, _ and -.
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def webhook_endpoint(webhook_url: str) -> tuple[str, str]:
+    """Return the path to listen on and the full URL to register, from WEBHOOK_URL."""
+    path = urlsplit(webhook_url).path.strip("/")
+    if path:
+        return path, webhook_url
+    return DEFAULT_WEBHOOK_PATH, f"{webhook_url.rstrip('/')}/{DEFAULT_WEBHOOK_PATH}"
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """Return every value the logs must never show."""
+    values = [
+        settings.telegram_bot_token.get_secret_value(),
+        settings.anthropic_api_key.get_secret_value(),
+        webhook_secret(settings),
+    ]
+    password = make_url(settings.database_url.replace("postgres://", "postgresql://", 1)).password
+    if password:
+        values.append(str(password))
+    return values
+
+
+def serve(settings: Settings) -> None:
+    """Long-poll Telegram, or serve webhooks when WEBHOOK_URL is set, until a signal stops us."""
+    application = build_application(settings)
+    if settings.webhook_url is None:
+        if settings.port is not None:
+            logger.warning(
+                "PORT is set but WEBHOOK_URL is not: long-polling, so nothing listens on PORT "
+                "(set WEBHOOK_URL for a web process, or run this as a worker)"
+            )
+        application.run_polling(allowed_updates=Update.ALL_TYPES)
+        return
+    path, url = webhook_endpoint(settings.webhook_url)
+    port = settings.port or DEFAULT_WEBHOOK_PORT
+    logger.info("serving webhooks on %s:%s/%s", settings.webhook_listen, port, path)
+    application.run_webhook(
+        listen=settings.webhook_listen,
+        port=port,
+        url_path=path,
+        webhook_url=url,
+        secret_token=webhook_secret(settings),
+        allowed_updates=Update.ALL_TYPES,
+    )
 
 
 def main() -> int:
@@ -20,16 +90,17 @@ def main() -> int:
     except SettingsError as error:
         print(error, file=sys.stderr)
         return 2
-    configure_logging(
-        settings.log_level,
-        [
-            settings.telegram_bot_token.get_secret_value(),
-            settings.anthropic_api_key.get_secret_value(),
-        ],
-    )
-    upgrade_database(settings.database_url)
-    application = build_application(settings)
-    application.run_polling(allowed_updates=Update.ALL_TYPES)
+    configure_logging(settings.log_level, secrets_of(settings))
+    try:
+        upgrade_database(settings.database_url)
+    except (CommandError, SQLAlchemyError, OSError) as error:
+        logger.error("cannot migrate the database: %s", error)
+        return 1
+    try:
+        serve(settings)
+    except TelegramError as error:
+        logger.error("Telegram refused to start the bot: %s", error)
+        return 1
     return 0
 
 

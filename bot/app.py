@@ -1,10 +1,13 @@
 """Build the Telegram Application and everything it depends on, from Settings."""
 
+import asyncio
+import contextlib
 import logging
 from datetime import timedelta
 
 from anthropic import AsyncAnthropic
 from telegram import Update
+from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -16,12 +19,14 @@ from telegram.ext import (
     filters,
 )
 
-from bot import handlers
+from bot import handlers, texts
 from bot.agent import Agent, AgentConfig
 from bot.chat import ChatService
+from bot.compaction import Compactor
 from bot.context import BotContext, Services
-from bot.filters import ADDRESSED_TO_BOT
 from bot.conversations import ConversationStore
+from bot.filters import ADDRESSED_TO_BOT
+from bot.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
 from bot.memory_control import MemoryControl
 from bot.memory_handlers import add_memory_handlers
 from bot.ordering import PerChatUpdateProcessor
@@ -34,13 +39,14 @@ logger = logging.getLogger(__name__)
 MAX_CONCURRENT_UPDATES = 256
 ANTHROPIC_MAX_RETRIES = 4
 ANTHROPIC_TIMEOUT_SECONDS = 120
+RECOVERY_WAIT_SECONDS = 30
 
 
 def build_services(settings: Settings) -> Services:
     """Build the engine, the stores, the model client and the services on top."""
     engine = create_engine(settings.database_url)
     sessionmaker = create_sessionmaker(engine)
-    memories = MemoryStore(sessionmaker)
+    memories = MemoryStore(sessionmaker, settings.memory_token_budget)
     conversations = ConversationStore(
         sessionmaker, memories, timedelta(minutes=settings.conversation_idle_minutes)
     )
@@ -49,6 +55,9 @@ def build_services(settings: Settings) -> Services:
         base_url=settings.anthropic_base_url,
         max_retries=ANTHROPIC_MAX_RETRIES,
         timeout=ANTHROPIC_TIMEOUT_SECONDS,
+    )
+    compactor = Compactor(
+        anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
     agent = Agent(
         anthropic,
@@ -64,7 +73,7 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, settings.zone),
+        chat=ChatService(conversations, agent, compactor, settings.zone),
         memory_control=MemoryControl(memories, conversations),
     )
 
@@ -73,15 +82,28 @@ async def post_init(application: Application) -> None:
     """Say who we are once Telegram has answered getMe."""
     settings = application.bot_data["services"].settings
     logger.info("started as @%s", application.bot.username)
+    install_stop_signals(application, settings.shutdown_grace_seconds)
+    application.bot_data["recovery"] = asyncio.create_task(answer_unanswered(application))
     if not settings.allowed_user_ids:
         logger.warning(
             "ALLOWED_USER_IDS is empty: the bot answers everyone with their user id only"
         )
+    try:
+        await application.bot.set_my_commands(texts.COMMANDS)
+    except TelegramError as error:
+        # The menu is a convenience; the commands work without it.
+        logger.warning("could not register the command menu: %s", error)
 
 
 async def post_shutdown(application: Application) -> None:
     """Close the model client and the database engine."""
     services: Services = application.bot_data["services"]
+    remove_stop_signals()
+    recovery = application.bot_data.get("recovery")
+    if recovery is not None:
+        # Cancelling it mid-query can strand a database connection; it is short, so wait.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(recovery, timeout=RECOVERY_WAIT_SECONDS)
     await services.anthropic.close()
     await services.engine.dispose()
 

@@ -1,15 +1,27 @@
-"""Apply Alembic migrations from code: at start-up and in tests."""
+"""Apply Alembic migrations from code, one upgrader at a time: at start-up and in tests."""
 
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from alembic.config import Config
-from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import text
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from alembic import command
 from memory.db import create_engine
 
+try:
+    import fcntl
+except ImportError:  # Windows: a laptop there runs one bot, so nothing to serialize against.
+    fcntl = None
+
 ALEMBIC_INI = Path(__file__).resolve().parent.parent / "alembic.ini"
+# The pg_advisory_xact_lock key every upgrader of this schema takes ("membot" in ASCII).
+MIGRATION_LOCK_KEY = 0x6D656D626F74
 
 
 def alembic_config(**attributes) -> Config:
@@ -20,9 +32,52 @@ def alembic_config(**attributes) -> Config:
     return config
 
 
-def upgrade_database(database_url: str) -> None:
-    """Upgrade the database to head; call outside any running event loop."""
-    command.upgrade(alembic_config(database_url=database_url), "head")
+def lock_for_migrations(connection: Connection) -> None:
+    """On Postgres, wait until no other upgrader runs; the lock ends with the transaction."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+
+
+def _sqlite_lock_path(url: URL) -> Path | None:
+    """Return the lock file beside a SQLite database file, or None for other databases."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(f"{url.database}-migrate.lock")
+
+
+def _acquire_file_lock(path: Path) -> int:
+    """Open the lock file and block until this process holds it exclusively."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+@contextlib.asynccontextmanager
+async def _sqlite_file_lock(url: URL) -> AsyncIterator[None]:
+    """Hold a lock file beside a SQLite database: its driver runs DDL outside transactions."""
+    path = _sqlite_lock_path(url)
+    if path is None or fcntl is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Waiting happens in a thread, so another upgrader on this event loop can finish.
+    descriptor = await asyncio.to_thread(_acquire_file_lock, path)
+    try:
+        yield
+    finally:
+        os.close(descriptor)
+
+
+@contextlib.asynccontextmanager
+async def migration_lock(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """Yield a connection in a transaction that one upgrader of the database holds at a time."""
+    async with _sqlite_file_lock(engine.url), engine.begin() as connection:
+        await connection.run_sync(lock_for_migrations)
+        yield connection
 
 
 def _upgrade_connection(connection: Connection) -> None:
@@ -32,7 +87,7 @@ def _upgrade_connection(connection: Connection) -> None:
 
 async def upgrade_engine(engine: AsyncEngine) -> None:
     """Upgrade the engine's database to head from inside an event loop."""
-    async with engine.begin() as connection:
+    async with migration_lock(engine) as connection:
         await connection.run_sync(_upgrade_connection)
 
 
@@ -43,3 +98,8 @@ async def upgrade_database_async(database_url: str) -> None:
         await upgrade_engine(engine)
     finally:
         await engine.dispose()
+
+
+def upgrade_database(database_url: str) -> None:
+    """Upgrade the database to head; call outside any running event loop."""
+    asyncio.run(upgrade_database_async(database_url))

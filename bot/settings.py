@@ -1,14 +1,20 @@
 """Settings from the environment or .env, validated once at start-up."""
 
+import re
 from typing import Annotated
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from memory.db import DatabaseUrlError, normalize_database_url
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 # The newest Sonnet the installed anthropic SDK lists and does not mark deprecated.
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# Telegram's rule for a webhook secret token.
+WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class Settings(BaseSettings):
@@ -26,10 +32,19 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = None
     anthropic_max_tokens: int = Field(default=4096, ge=256, le=64_000)
     telegram_api_base_url: str = "https://api.telegram.org/bot"
+    # Webhook mode (a host's web process): set WEBHOOK_URL and the bot serves webhooks on
+    # WEBHOOK_LISTEN:PORT (8443 when the host sets no PORT) instead of long-polling.
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "0.0.0.0"
+    port: int | None = Field(default=None, ge=1, le=65535)
     log_level: str = "INFO"
     timezone: str = Field(default="UTC", validation_alias=AliasChoices("TIMEZONE", "BOT_TIMEZONE"))
     conversation_idle_minutes: int = Field(default=120, ge=1)
+    history_token_budget: int = Field(default=24_000, ge=2_000)
+    shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
+    memory_token_budget: int = Field(default=2000, ge=100)
 
     @field_validator("allowed_user_ids", mode="before")
     @classmethod
@@ -42,6 +57,43 @@ class Settings(BaseSettings):
             return frozenset(int(part) for part in parts)
         if isinstance(value, int):
             return frozenset({value})
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _usable_database_url(cls, value: str) -> str:
+        """Require a SQLite or Postgres URL; the error never repeats it (it may hold a password)."""
+        try:
+            normalize_database_url(value)
+        except DatabaseUrlError as error:
+            raise ValueError(str(error).removeprefix("DATABASE_URL ")) from None
+        return value
+
+    @field_validator("webhook_url", "webhook_secret", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """Treat an empty value (WEBHOOK_URL= in .env) as not set."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_url_shape(cls, value: str | None) -> str | None:
+        """Require the public http(s) URL Telegram should post updates to."""
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError("must be the bot's public URL, like https://my-bot.example.com")
+        if parts.query or parts.fragment:
+            raise ValueError("must not have a query or fragment")
+        return value.strip()
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _webhook_secret_charset(cls, value: SecretStr | None) -> SecretStr | None:
+        """Require what Telegram accepts as a secret token."""
+        if value is not None and not WEBHOOK_SECRET_RE.fullmatch(value.get_secret_value()):
+            raise ValueError("must be 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
 
     @field_validator("timezone")

@@ -1,28 +1,115 @@
 """Database engine and sessions for SQLite (laptop) and Postgres (hosted)."""
 
+import logging
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
+POSTGRES_DRIVERS = frozenset(
+    {"postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg2", "postgresql+psycopg"}
+)
+SQLITE_DRIVERS = frozenset({"sqlite", "sqlite+aiosqlite", "sqlite+pysqlite"})
+# libpq's sslmode values. asyncpg's `ssl` connect argument takes these very strings with
+# libpq's meaning (asyncpg.connect_utils.SSLMode), so a mode is passed through unchanged.
+SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+# libpq parameters asyncpg honours only inside a DSN, not as keyword arguments; they travel
+# in a query-only DSN that asyncpg merges with the host, user and database it is given.
+DSN_ONLY_PARAMS = frozenset(
+    {
+        "sslrootcert", "sslcert", "sslkey", "sslcrl", "sslpassword", "sslnegotiation",
+        "ssl_min_protocol_version", "ssl_max_protocol_version", "application_name", "options",
+    }
+)  # fmt: skip
+# libpq parameters asyncpg has no equivalent for; TLS settings above still apply.
+UNSUPPORTED_PARAMS = frozenset({"channel_binding", "gssencmode", "sslcompression", "sslsni"})
 
-def normalize_database_url(url: str) -> URL:
-    """Map the URL forms hosts hand out onto the async drivers we use."""
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url.removeprefix("postgres://")
-    parsed = make_url(url)
-    if parsed.drivername in ("postgresql", "postgresql+psycopg2", "postgresql+psycopg"):
-        parsed = parsed.set(drivername="postgresql+asyncpg")
-    if parsed.drivername == "sqlite":
-        parsed = parsed.set(drivername="sqlite+aiosqlite")
-    if parsed.drivername == "postgresql+asyncpg" and "sslmode" in parsed.query:
-        # asyncpg spells libpq's sslmode as ssl.
-        sslmode = parsed.query["sslmode"]
-        parsed = parsed.difference_update_query(["sslmode"]).update_query_dict({"ssl": sslmode})
-    return parsed
+
+class DatabaseUrlError(ValueError):
+    """DATABASE_URL cannot be used; the message never repeats the URL (it may hold a password)."""
+
+
+@dataclass(frozen=True)
+class DatabaseTarget:
+    """What create_engine needs: the SQLAlchemy URL and the driver's extra connect arguments."""
+
+    url: URL
+    connect_args: dict[str, Any] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+
+
+def _last(value: str | tuple[str, ...]) -> str:
+    """Return the last of a repeated query parameter, as libpq does."""
+    return value[-1] if isinstance(value, tuple) else value
+
+
+def _postgres_target(parsed: URL) -> DatabaseTarget:
+    """Translate libpq query parameters into what SQLAlchemy's asyncpg dialect passes on."""
+    parsed = parsed.set(drivername="postgresql+asyncpg")
+    query = {key: _last(value) for key, value in parsed.query.items()}
+    kept: dict[str, str] = {}
+    dsn_params: dict[str, str] = {}
+    connect_args: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in query.items():
+        if key in ("sslmode", "ssl"):
+            # libpq itself reads ssl=true as sslmode=require, for JDBC-style URLs.
+            value = "require" if key == "ssl" and value == "true" else value
+            if value not in SSL_MODES:
+                raise DatabaseUrlError(
+                    f"DATABASE_URL has an unknown sslmode {value!r} "
+                    f"(use one of {', '.join(SSL_MODES)})"
+                )
+            kept["ssl"] = value
+        elif key in DSN_ONLY_PARAMS:
+            dsn_params[key] = value
+        elif key == "connect_timeout":
+            try:
+                connect_args["timeout"] = float(value)
+            except ValueError:
+                raise DatabaseUrlError("DATABASE_URL has a non-numeric connect_timeout") from None
+        elif key in UNSUPPORTED_PARAMS:
+            ignored.append(key)
+        else:
+            kept[key] = value
+    if dsn_params:
+        connect_args["dsn"] = "postgresql://?" + urlencode(dsn_params)
+    return DatabaseTarget(parsed.set(query=kept), connect_args, tuple(ignored))
+
+
+def parse_database_url(url: str | URL) -> DatabaseTarget:
+    """Map the URL forms hosts hand out onto our async drivers, or raise DatabaseUrlError."""
+    text = url.render_as_string(hide_password=False) if isinstance(url, URL) else url.strip()
+    if text.startswith("postgres://"):
+        text = "postgresql://" + text.removeprefix("postgres://")
+    try:
+        parsed = make_url(text)
+    except (ArgumentError, ValueError):
+        raise DatabaseUrlError(
+            "DATABASE_URL is not a database URL (expected sqlite+aiosqlite:///path or "
+            "postgres://user:password@host:5432/name)"
+        ) from None
+    if parsed.drivername in POSTGRES_DRIVERS:
+        return _postgres_target(parsed)
+    if parsed.drivername in SQLITE_DRIVERS:
+        return DatabaseTarget(parsed.set(drivername="sqlite+aiosqlite"))
+    raise DatabaseUrlError(
+        f"DATABASE_URL must be a SQLite or Postgres URL, not {parsed.drivername!r}"
+    )
+
+
+def normalize_database_url(url: str | URL) -> URL:
+    """Return the SQLAlchemy URL our engine uses for a DATABASE_URL as hosts set it."""
+    return parse_database_url(url).url
 
 
 def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
@@ -37,7 +124,8 @@ def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
 
 def create_engine(url: str | URL) -> AsyncEngine:
     """Build the async engine for a database URL, creating a SQLite file's folder."""
-    parsed = normalize_database_url(str(url)) if isinstance(url, str) else url
+    target = parse_database_url(url)
+    parsed = target.url
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
@@ -46,7 +134,9 @@ def create_engine(url: str | URL) -> AsyncEngine:
         )
         event.listen(engine.sync_engine, "connect", _enable_sqlite_pragmas)
         return engine
-    return create_async_engine(parsed, pool_pre_ping=True)
+    for name in target.ignored:
+        logger.warning("DATABASE_URL parameter %s is not supported by asyncpg; ignored", name)
+    return create_async_engine(parsed, pool_pre_ping=True, connect_args=target.connect_args)
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker:

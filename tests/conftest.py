@@ -1,16 +1,121 @@
-"""Shared fixtures: a migrated database file per test, and the memory store on it."""
+"""Shared fixtures: a database per test on each engine, and the memory store on it.
+
+Every test that uses `database_url` (and so `engine`, `store`, `harness`) runs twice: on a
+SQLite file (id "sqlite") and on Postgres (id "postgres"). TEST_DATABASES=sqlite or
+TEST_DATABASES=postgres runs one leg only.
+
+`database_url` is migrated to head and holds no rows, as after the bot's first start: the
+migrations run once per run, and each test starts from a copy (SQLite) or an emptied
+database (Postgres), which is several times faster than migrating per test.
+`empty_database_url` has no tables at all, for tests of the migrations themselves.
+"""
+
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 
-from bot.migrations import upgrade_engine
+from bot.migrations import upgrade_database_async, upgrade_engine
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
+from tests import pg
+
+ENGINES = ("sqlite", "postgres")
 
 
-@pytest.fixture
-def database_url(tmp_path) -> str:
-    """Return the URL of a fresh SQLite file for this test."""
-    return f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+def selected_engines() -> tuple[str, ...]:
+    """Return the engines TEST_DATABASES asks for (comma-separated), all by default."""
+    wanted = os.environ.get("TEST_DATABASES", "").replace(" ", "")
+    if not wanted:
+        return ENGINES
+    names = tuple(dict.fromkeys(wanted.lower().split(",")))
+    unknown = [name for name in names if name not in ENGINES]
+    if unknown or not names:
+        raise pytest.UsageError(
+            f"TEST_DATABASES={wanted!r}: use sqlite, postgres or sqlite,postgres"
+        )
+    return names
+
+
+ENGINE_PARAMS = [
+    pytest.param(name, id=name, marks=getattr(pytest.mark, name)) for name in selected_engines()
+]
+
+
+def pytest_configure(config) -> None:
+    """Register the markers of the two database legs."""
+    for name in ENGINES:
+        config.addinivalue_line("markers", f"{name}: runs on the {name} leg of the suite")
+
+
+def _check_selected(engine_name: str) -> None:
+    """Skip a test that picked an engine (indirect parametrization) TEST_DATABASES leaves out."""
+    if engine_name not in selected_engines():
+        pytest.skip(f"TEST_DATABASES leaves out {engine_name}")
+
+
+def sqlite_url(path: Path) -> str:
+    """Return the URL of a SQLite file."""
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """Migrate a SQLite file to head once per run."""
+    path = tmp_path_factory.mktemp("template") / "bot.db"
+    pg.run(upgrade_database_async, sqlite_url(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_database():
+    """Create this run's Postgres database on first use; drop it when the run ends."""
+    pg.require_postgres()
+    name = pg.new_database_name()
+    pg.create_database(name)
+    yield name
+    pg.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def postgres_tables(postgres_database) -> frozenset[str]:
+    """Migrate this run's Postgres database to head once; return its tables."""
+    pg.reset_database(postgres_database)
+    pg.run(upgrade_database_async, pg.url_for(postgres_database))
+    return pg.table_names(postgres_database)
+
+
+@pytest.fixture(params=ENGINE_PARAMS)
+def database_url(request, tmp_path) -> str:
+    """Return the URL of a database migrated to head, with no rows."""
+    _check_selected(request.param)
+    if request.param == "sqlite":
+        path = tmp_path / "bot.db"
+        # The online backup API copies a consistent image, WAL or not.
+        template = request.getfixturevalue("sqlite_template")
+        with closing(sqlite3.connect(template)) as source, closing(sqlite3.connect(path)) as copy:
+            source.backup(copy)
+        return sqlite_url(path)
+    name = request.getfixturevalue("postgres_database")
+    tables = request.getfixturevalue("postgres_tables")
+    if not pg.empty_tables(name, tables):
+        # A test left a different schema behind: start again from nothing.
+        pg.reset_database(name)
+        pg.run(upgrade_database_async, pg.url_for(name))
+    return pg.url_for(name)
+
+
+@pytest.fixture(params=ENGINE_PARAMS)
+def empty_database_url(request, tmp_path) -> str:
+    """Return the URL of a database without any table: a new SQLite file, an emptied Postgres."""
+    _check_selected(request.param)
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "bot.db")
+    name = request.getfixturevalue("postgres_database")
+    pg.reset_database(name)
+    return pg.url_for(name)
 
 
 @pytest.fixture
@@ -46,7 +151,7 @@ async def fakes():
 
 @pytest.fixture
 async def harness(fakes, database_url):
-    """Yield the running bot, on a migrated SQLite file, wired to the fakes."""
+    """Yield the running bot, on a migrated database, wired to the fakes."""
     from bot.migrations import upgrade_database_async
     from tests.harness import BotHarness, make_settings
 

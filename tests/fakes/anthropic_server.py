@@ -8,14 +8,19 @@ The real ``anthropic.AsyncAnthropic`` client talks to it unmodified via ``base_u
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import json
 import re
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+
+from memory.tokens import count_tokens
 
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -278,12 +283,158 @@ def estimate_tokens(body: dict[str, Any]) -> int:
     return max(1, len(json.dumps(prompt)) // 4)
 
 
+# --- prompt cache emulation ----------------------------------------------------------------
+# Anthropic's documented rules: a prefix ends at a cache_control breakpoint, in the order
+# tools, system, messages; a read needs an earlier write of the exact same prefix.
+CACHE_MIN_TOKENS = 1024  # Sonnet's minimum cacheable prefix
+CACHE_LOOKBACK_BLOCKS = 20  # block boundaries checked for a hit before each breakpoint
+CACHE_TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+@dataclass(frozen=True)
+class PromptBlock:
+    """One block of a prompt in cache order: its identity, its tokens, its breakpoint TTL."""
+
+    key: str
+    tokens: int
+    ttl: str | None  # set only on blocks that carry cache_control
+
+
+@dataclass(frozen=True)
+class CacheAccount:
+    """How one request's input tokens split into cache reads, cache writes and the rest."""
+
+    input_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    ephemeral_5m_input_tokens: int = 0
+    ephemeral_1h_input_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        """Return every input token of the request, however it was billed."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=65536)
+def _text_tokens(text: str) -> int:
+    # The same history is re-sent every turn; counting each text once keeps the fake fast.
+    return count_tokens(text)
+
+
+def _block_tokens(block: dict[str, Any]) -> int:
+    """Count a block's tokens: the text of text-like blocks, the JSON of any other."""
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return _text_tokens(block["text"])
+    if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+        return _text_tokens(block["content"])
+    return _text_tokens(_canonical(block))
+
+
+def prompt_blocks(body: dict[str, Any]) -> list[PromptBlock]:
+    """Flatten a request into cache order: each tool, each system block, each message block."""
+    blocks: list[PromptBlock] = []
+
+    def add(where: Any, block: dict[str, Any]) -> None:
+        control = block.get("cache_control")
+        plain = {k: v for k, v in block.items() if k != "cache_control"}
+        # The marker itself is not content: moving a breakpoint must not change the prefix.
+        ttl = control.get("ttl", "5m") if isinstance(control, dict) else None
+        blocks.append(PromptBlock(_canonical([where, plain]), _block_tokens(plain), ttl))
+
+    for tool in body.get("tools") or []:
+        add("tools", tool)
+    system = body.get("system")
+    for block in [{"type": "text", "text": system}] if isinstance(system, str) else system or []:
+        add("system", block)
+    # Changing tool_choice invalidates the cached messages, so it is part of their identity.
+    choice = body.get("tool_choice")
+    for i, message in enumerate(body.get("messages") or []):
+        for block in _blocks(message):
+            add(["messages", i, message.get("role"), choice], block)
+    return blocks
+
+
+class PromptCache:
+    """Emulate Anthropic's prompt cache accounting across the requests one server receives."""
+
+    def __init__(
+        self,
+        min_tokens: int = CACHE_MIN_TOKENS,
+        lookback: int = CACHE_LOOKBACK_BLOCKS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.min_tokens = min_tokens
+        self.lookback = lookback
+        self._clock = clock
+        self._entries: dict[str, tuple[float, float]] = {}  # prefix hash -> (expiry, ttl)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def account(self, body: dict[str, Any]) -> CacheAccount:
+        """Split a request's input tokens into read, written and uncached; remember its writes."""
+        now = self._clock()
+        self._entries = {h: entry for h, entry in self._entries.items() if entry[0] > now}
+        blocks = prompt_blocks(body)
+        running = hashlib.sha256(_canonical(body.get("model")).encode())
+        hashes: list[str] = []
+        ends: list[int] = []  # tokens of the prefix that ends with each block
+        total = 0
+        for block in blocks:
+            running.update(block.key.encode() + b"\n")
+            hashes.append(running.hexdigest())
+            total += block.tokens
+            ends.append(total)
+        breakpoints = [i for i, block in enumerate(blocks) if block.ttl]
+        read_at = -1
+        for b in breakpoints:
+            for j in range(b, max(b - self.lookback, 0) - 1, -1):
+                if hashes[j] in self._entries:
+                    read_at = max(read_at, j)
+                    break
+        read = ends[read_at] if read_at >= 0 else 0
+        if read_at >= 0:
+            # A hit refreshes the entry's lifetime.
+            ttl = self._entries[hashes[read_at]][1]
+            self._entries[hashes[read_at]] = (now + ttl, ttl)
+        accounted = read
+        written = {"5m": 0, "1h": 0}
+        for b in breakpoints:
+            if b <= read_at or ends[b] < self.min_tokens:
+                continue
+            ttl_name = blocks[b].ttl or "5m"
+            written[ttl_name] += ends[b] - accounted
+            accounted = ends[b]
+            ttl = CACHE_TTL_SECONDS.get(ttl_name, CACHE_TTL_SECONDS["5m"])
+            self._entries[hashes[b]] = (now + ttl, ttl)
+        return CacheAccount(
+            input_tokens=total - accounted,
+            cache_read_input_tokens=read,
+            cache_creation_input_tokens=written["5m"] + written["1h"],
+            ephemeral_5m_input_tokens=written["5m"],
+            ephemeral_1h_input_tokens=written["1h"],
+        )
+
+
 class FakeAnthropic:
     """A Messages API server on 127.0.0.1 that records requests and replays a script."""
 
-    def __init__(self, api_key: str = "sk-ant-test-key", *, latency: float = 0.0):
+    def __init__(
+        self,
+        api_key: str = "sk-ant-test-key",
+        *,
+        latency: float = 0.0,
+        cache_emulation: bool = False,
+    ):
         self.api_key = api_key
         self.latency = latency  # seconds added before answering /v1/messages
+        # Off by default: then usage() estimates tokens cheaply and reports no cache activity.
+        self.prompt_cache: PromptCache | None = PromptCache() if cache_emulation else None
         self.default: Script = text("OK")
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -378,13 +529,27 @@ class FakeAnthropic:
         return self.requests
 
     def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
-        """Return the usage block for a response (one place to add cache emulation later)."""
+        """Return the usage block for a response, with cache accounting when emulated."""
+        output_tokens = max(1, len(json.dumps(content)) // 4)
+        if self.prompt_cache is None:
+            return {
+                "input_tokens": estimate_tokens(request),
+                "output_tokens": output_tokens,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+                "service_tier": "standard",
+            }
+        account = self.prompt_cache.account(request)
         return {
-            "input_tokens": estimate_tokens(request),
-            "output_tokens": max(1, len(json.dumps(content)) // 4),
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "input_tokens": account.input_tokens,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": account.cache_creation_input_tokens,
+            "cache_read_input_tokens": account.cache_read_input_tokens,
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": account.ephemeral_5m_input_tokens,
+                "ephemeral_1h_input_tokens": account.ephemeral_1h_input_tokens,
+            },
             "service_tier": "standard",
         }
 

@@ -1,0 +1,1 @@
+"""Benchmarks of the bot against the fake servers: run `python -m tests.perf` (see README)."""

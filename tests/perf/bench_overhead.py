@@ -1,0 +1,147 @@
+"""Figure 1: the bot's own time per message, on both sides of the model call."""
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.harness import OWNER, make_settings
+from tests.perf.botrun import Pacer, PerfBot, database, seed_memories
+from tests.perf.common import Config, Row, command, ms, percentile
+from tests.perf.data import user_message
+from tests.perf.floor import build_floor_application
+from tests.perf.remote import RemoteFakes
+
+P50_TARGET = 0.005
+P99_TARGET = 0.020
+TARGET_MEMORIES = 1000
+TARGET_BACKEND = "sqlite"
+BACKEND_NAMES = {"sqlite": "SQLite", "postgres": "Postgres"}
+
+
+@dataclass
+class Samples:
+    """Per-message overheads in seconds, split by side and by conversation start."""
+
+    inbound: list[float] = field(default_factory=list)  # update out -> model request in
+    outbound: list[float] = field(default_factory=list)  # model answer out -> sendMessage in
+    first_turn: list[bool] = field(default_factory=list)
+    cpu: float = 0.0  # the bot process's CPU seconds per measured message
+
+    @property
+    def total(self) -> list[float]:
+        """Return the overhead of each message: both sides added."""
+        return [a + b for a, b in zip(self.inbound, self.outbound, strict=True)]
+
+
+async def measure(
+    config: Config,
+    workdir: Path,
+    fakes: RemoteFakes,
+    backend: str,
+    memories: int,
+    *,
+    floor: bool = False,
+) -> Samples:
+    """Chat with the bot one message at a time and split each turn's time around the model."""
+    samples = Samples()
+    kinds: list[tuple[bool, bool] | None] = []  # per update: (measured, first turn) or a /new
+    async with database(backend, workdir, config.postgres_url) as url:
+        await seed_memories(url, OWNER, memories)
+        tg, model = await fakes.reset()
+        factory = build_floor_application if floor else None
+        bot = PerfBot(tg, model, make_settings(tg, model, url), factory=factory)
+        await bot.start()
+        try:
+            pacer = Pacer(config.pace)
+
+            async def say(text: str) -> None:
+                await pacer.wait()
+                await fakes.push([(OWNER, text)])
+                await fakes.wait([OWNER], len(kinds))
+                await bot.settle()
+
+            for i in range(config.warmup + config.messages):
+                if i == config.warmup:
+                    cpu = time.process_time()
+                first = i % config.turns_per_conversation == 0 and not floor
+                if first and i:
+                    kinds.append(None)
+                    await say("/new")
+                kinds.append((i >= config.warmup, first))
+                await say(user_message(i))
+            samples.cpu = (time.process_time() - cpu) / config.messages
+            state = await fakes.state()
+        finally:
+            await bot.stop()
+    handed_out = [when for _, when in state["update_out"]]
+    delivered = [when for chat, when in state["sends"] if chat == OWNER]
+    model_calls = iter(state["timings"])
+    for kind, out, sent in zip(kinds, handed_out, delivered, strict=True):
+        if kind is None:
+            continue
+        arrived, answered = next(model_calls)
+        measured, first = kind
+        if measured:
+            samples.inbound.append(arrived - out)
+            samples.outbound.append(sent - answered)
+            samples.first_turn.append(first)
+    return samples
+
+
+def rows(backend: str, memories: int, samples: Samples) -> list[Row]:
+    """Return the p50/p99 row for one database and memory count."""
+    total = samples.total
+    p50, p99 = percentile(total, 50), percentile(total, 99)
+    starts = [t for t, first in zip(total, samples.first_turn, strict=True) if first]
+    later = [t for t, first in zip(total, samples.first_turn, strict=True) if not first]
+    has_target = backend == TARGET_BACKEND and memories == TARGET_MEMORIES
+    return [
+        Row(
+            key="overhead",
+            figure=(
+                f"1. Bot overhead per message, p50 / p99: {BACKEND_NAMES[backend]}, "
+                f"{memories:,} memories"
+            ),
+            value=f"{ms(p50)} / {ms(p99)}",
+            numbers=(p50 * 1000, p99 * 1000),
+            target="< 5 ms / < 20 ms" if has_target else "",
+            met=(p50 < P50_TARGET and p99 < P99_TARGET) if has_target else None,
+            command=command("overhead", f"--backends {backend}", f"--memories {memories}"),
+            details=(
+                f"{len(total)} messages; update->model p50 {ms(percentile(samples.inbound, 50))}"
+                f" p99 {ms(percentile(samples.inbound, 99))}; model->sendMessage p50 "
+                f"{ms(percentile(samples.outbound, 50))} p99 "
+                f"{ms(percentile(samples.outbound, 99))}; bot process CPU per message "
+                f"{ms(samples.cpu)}",
+                f"first turn of a conversation ({len(starts)}) p50 {ms(percentile(starts, 50))}"
+                f" max {ms(max(starts, default=float('nan')))}; later turns p50 "
+                f"{ms(percentile(later, 50))} p99 {ms(percentile(later, 99))}",
+            ),
+        )
+    ]
+
+
+async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
+    """Measure every database and memory count the config asks for, and the reference."""
+    result: list[Row] = []
+    floor = await measure(config, workdir, fakes, "sqlite", 0, floor=True)
+    for backend in config.backends:
+        for memories in config.memories:
+            samples = await measure(config, workdir, fakes, backend, memories)
+            result += rows(backend, memories, samples)
+    total = floor.total
+    result.append(
+        Row(
+            key="overhead",
+            figure="1. Reference: PTB + anthropic SDK alone (no code of ours), p50 / p99",
+            value=f"{ms(percentile(total, 50))} / {ms(percentile(total, 99))}",
+            numbers=(percentile(total, 50) * 1000, percentile(total, 99) * 1000),
+            command=command("overhead"),
+            details=(
+                f"{len(total)} messages; update->model p50 {ms(percentile(floor.inbound, 50))}; "
+                f"model->sendMessage p50 {ms(percentile(floor.outbound, 50))}; bot process CPU "
+                f"per message {ms(floor.cpu)}",
+            ),
+        )
+    )
+    return result

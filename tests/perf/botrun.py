@@ -1,0 +1,175 @@
+"""Run the real bot for a benchmark: its databases, its Application variants, its pacing."""
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import asyncpg
+from sqlalchemy.engine import make_url
+from telegram import Update
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+
+from bot.app import (
+    MAX_CONCURRENT_UPDATES,
+    add_handlers,
+    build_application,
+    build_services,
+    file_base_url,
+    post_init,
+    post_shutdown,
+)
+from bot.context import BotContext
+from bot.migrations import upgrade_database_async
+from bot.ordering import PerChatUpdateProcessor
+from bot.settings import Settings
+from memory.db import create_engine, create_sessionmaker
+from memory.store import MemoryStore
+from tests.harness import POLL_TIMEOUT, BotHarness
+from tests.perf.data import sample_memories
+
+
+def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -> Application:
+    """Build the Application like bot.app.build_application, with concurrency or limiter off."""
+    builder = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token.get_secret_value())
+        .base_url(settings.telegram_api_base_url)
+        .base_file_url(file_base_url(settings.telegram_api_base_url))
+        .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES) if concurrent else False)
+        .context_types(ContextTypes(context=BotContext))
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+    )
+    if rate_limited:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    application = builder.build()
+    application.bot_data["services"] = build_services(settings)
+    add_handlers(application)
+    return application
+
+
+class PerfBot(BotHarness):
+    """BotHarness that can run an Application variant and wait for quiet precisely."""
+
+    def __init__(
+        self,
+        *args,
+        concurrent: bool = True,
+        rate_limited: bool = True,
+        factory: Callable[..., Application] | None = None,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.concurrent = concurrent
+        self.rate_limited = rate_limited
+        self.factory = factory
+
+    async def start(self) -> "PerfBot":
+        """Build and start the Application (as shipped unless a variant was asked for)."""
+        if self.factory is not None:
+            self.app = self.factory(
+                self.settings, concurrent=self.concurrent, rate_limited=self.rate_limited
+            )
+        elif self.concurrent and self.rate_limited:
+            self.app = build_application(self.settings)
+        else:
+            self.app = build_variant(
+                self.settings, concurrent=self.concurrent, rate_limited=self.rate_limited
+            )
+        await self.app.initialize()
+        if self.app.post_init:
+            await self.app.post_init(self.app)
+        await self.app.start()
+        await self.app.updater.start_polling(
+            poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+        )
+        return self
+
+    async def settle(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
+        """Wait until no update is queued or being handled; poll every millisecond."""
+        async with asyncio.timeout(timeout):
+            # PTB offers no event for "all handlers done"; a 1 ms poll adds at most 1 ms.
+            while (  # noqa: ASYNC110
+                not self.app.update_queue.empty()
+                or self.app.update_processor.current_concurrent_updates
+            ):
+                await asyncio.sleep(0.001)
+
+    async def exchange(self, chat_id: int, text: str, timeout: float = 30.0) -> int:  # noqa: ASYNC109
+        """Send one message, wait for the bot's reply and for quiet; return the update id."""
+        before = len(self.tg.sends_to(chat_id))
+        update = self.tg.push_message(chat_id, text)
+        await self.tg.wait_for_sends([chat_id], before + 1, timeout)
+        await self.settle(timeout)
+        return update["update_id"]
+
+
+class Pacer:
+    """Space actions at least `interval` seconds apart, start to start."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self._last = -float("inf")
+
+    async def wait(self) -> None:
+        """Sleep until the next action may start."""
+        delay = self._last + self.interval - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._last = time.perf_counter()
+
+
+async def postgres_available(url: str) -> bool:
+    """Tell whether the Postgres server at url accepts a connection."""
+    try:
+        connection = await asyncpg.connect(url, timeout=3)
+    except (OSError, asyncpg.PostgresError, TimeoutError):
+        return False
+    await connection.close()
+    return True
+
+
+@contextlib.asynccontextmanager
+async def database(backend: str, workdir: Path, postgres_url: str) -> AsyncIterator[str]:
+    """Yield the URL of a fresh migrated database; a Postgres one is dropped afterwards."""
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{workdir / f'perf-{secrets.token_hex(4)}.db'}"
+        await upgrade_database_async(url)
+        yield url
+        return
+    if backend != "postgres":
+        raise ValueError(f"unknown backend {backend!r}")
+    name = f"membot_perf_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        url = (
+            make_url(postgres_url)
+            .set(drivername="postgresql+asyncpg", database=name)
+            .render_as_string(hide_password=False)
+        )
+        await upgrade_database_async(url)
+        yield url
+    finally:
+        admin = await asyncpg.connect(postgres_url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+async def seed_memories(url: str, owner_id: int, count: int) -> None:
+    """Store count plausible memories for the owner through the real store."""
+    engine = create_engine(url)
+    try:
+        store = MemoryStore(create_sessionmaker(engine))
+        for content, category, subject in sample_memories(count):
+            await store.add(owner_id, content, category, subject)
+    finally:
+        await engine.dispose()

@@ -1,0 +1,123 @@
+"""What every benchmark shares: its sizes, the rows it reports, and small statistics."""
+
+import math
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+# The same variable the test suite's Postgres leg reads.
+POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+COMMAND = "python -m tests.perf"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Sizes of every benchmark; the defaults are the full run the README reports."""
+
+    backends: tuple[str, ...] = ("sqlite", "postgres")
+    postgres_url: str = POSTGRES_URL
+    # 1. bot overhead per message
+    memories: tuple[int, ...] = (0, 100, 1000)
+    messages: int = 200
+    warmup: int = 10
+    turns_per_conversation: int = 10
+    # Two Bot API calls per turn at this pace stay under AIORateLimiter's 30 calls/s.
+    pace: float = 0.075
+    # 2. concurrency
+    chats: int = 100
+    model_latency: float = 2.0
+    # 3. prompt cache
+    cache_turns: int = 20
+    cache_memories: int = 50
+    # 4. prompt size
+    token_memories: int = 1000
+    render_sizes: tuple[int, ...] = (1000, 10000)
+    render_repeats: int = 20
+    # 5. database work per turn
+    sql_memories: tuple[int, ...] = (0, 100, 1000)
+    sql_history: tuple[int, ...] = (1, 20, 50)
+    # 6. start-up and resident memory
+    startup_runs: int = 3
+    process_messages: int = 1000
+
+    def quick(self) -> "Config":
+        """Return smaller sizes for a run of about two minutes."""
+        return replace(
+            self,
+            memories=(0, 1000),
+            messages=60,
+            warmup=5,
+            chats=20,
+            model_latency=0.5,
+            render_repeats=5,
+            sql_memories=(0, 1000),
+            startup_runs=1,
+            process_messages=300,
+        )
+
+    def smoke(self) -> "Config":
+        """Return tiny sizes that exercise every code path in a few seconds."""
+        return replace(
+            self,
+            backends=("sqlite",),
+            memories=(3,),
+            messages=4,
+            warmup=1,
+            turns_per_conversation=3,
+            pace=0.0,
+            chats=3,
+            model_latency=0.05,
+            cache_turns=3,
+            cache_memories=5,
+            token_memories=20,
+            render_sizes=(10, 50),
+            render_repeats=2,
+            sql_memories=(0, 3),
+            sql_history=(1, 3),
+            startup_runs=0,
+            process_messages=6,
+        )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One figure of the table: what was measured, its value, and how to reproduce it."""
+
+    key: str  # the benchmark it comes from: overhead, concurrency, cache, prompt, sql, process
+    figure: str
+    value: str
+    numbers: tuple[float, ...]
+    target: str = ""
+    met: bool | None = None
+    command: str = ""
+    details: tuple[str, ...] = field(default=(), compare=False)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Return the p-th percentile (0..100) by linear interpolation between closest ranks."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    rank = (len(ordered) - 1) * p / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def median(values: Sequence[float]) -> float:
+    """Return the median, or NaN for no values."""
+    return statistics.median(values) if values else math.nan
+
+
+def ms(seconds: float) -> str:
+    """Format seconds as milliseconds with sensible precision."""
+    value = seconds * 1000
+    return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms"
+
+
+def command(*options: str) -> str:
+    """Return the command line that reproduces a figure."""
+    return " ".join([COMMAND, *options])

@@ -1,0 +1,71 @@
+"""Run every benchmark at tiny sizes, so the suite keeps working; speed is not judged here."""
+
+import asyncio
+import math
+import os
+from dataclasses import replace
+
+import pytest
+
+from tests.perf import bench_overhead
+from tests.perf.botrun import postgres_available
+from tests.perf.common import Config, percentile
+from tests.perf.run import BENCHMARKS, markdown_table, parse_args, run_benchmarks, text_table
+
+
+def assert_well_formed(rows) -> None:
+    for row in rows:
+        assert row.figure and row.value, row
+        assert row.command.startswith("python -m tests.perf "), row
+        assert row.numbers and all(math.isfinite(n) for n in row.numbers), row
+        assert row.met in (True, False, None)
+        assert (row.met is None) == (not row.target), row
+
+
+async def test_every_benchmark_reports_every_figure_with_finite_numbers():
+    config = Config().smoke()
+    in_process = [name for name in BENCHMARKS if name != "process"]
+    # The bot subprocess spends its first seconds importing, on the other core: overlap it.
+    first, process = await asyncio.gather(
+        run_benchmarks(in_process, config), run_benchmarks(["process"], config)
+    )
+    rows = first + process
+    figures = {key: [r.figure for r in rows if r.key == key] for key in BENCHMARKS}
+    assert len(figures["overhead"]) == len(config.memories) + 1  # and the reference floor
+    assert len(figures["concurrency"]) == 4
+    assert len(figures["cache"]) == 2
+    assert len(figures["prompt"]) == 1 + len(config.render_sizes)
+    assert len(figures["sql"]) == 3
+    assert len(figures["process"]) == 2  # no restarts at smoke size
+    assert_well_formed(rows)
+    assert len(markdown_table(rows).splitlines()) == len(rows) + 2
+    assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2
+
+
+async def test_the_overhead_benchmark_runs_on_postgres():
+    wanted = os.environ.get("TEST_DATABASES", "sqlite,postgres").lower()
+    config = replace(Config().smoke(), backends=("postgres",), messages=2)
+    if "postgres" not in wanted or not await postgres_available(config.postgres_url):
+        pytest.skip(f"no Postgres at {config.postgres_url} (or TEST_DATABASES={wanted})")
+    rows = await run_benchmarks(["overhead"], config)
+    assert rows[0].figure == (
+        f"1. Bot overhead per message, p50 / p99: Postgres, {config.memories[0]} memories"
+    )
+    assert_well_formed(rows)
+
+
+def test_command_line_options_override_the_sizes():
+    names, config, _ = parse_args(["--quick", "overhead", "sql", "--memories", "0,5"])
+    assert names == ["overhead", "sql"]
+    assert config.memories == (0, 5)
+    assert config.messages == Config().quick().messages
+    names, config, _ = parse_args([])
+    assert names == list(BENCHMARKS) and config == Config()
+
+
+def test_targets_apply_where_the_issue_sets_them():
+    samples = bench_overhead.Samples([0.001] * 4, [0.001] * 4, [True, False, False, False])
+    [at_target] = bench_overhead.rows("sqlite", 1000, samples)
+    [elsewhere] = bench_overhead.rows("postgres", 1000, samples)
+    assert at_target.met is True and elsewhere.met is None
+    assert percentile([1, 2, 3, 4, 5], 50) == 3 and percentile([1, 2], 99) == pytest.approx(1.99)
