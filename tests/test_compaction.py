@@ -2,8 +2,11 @@
 
 from itertools import pairwise
 
+import pytest
+
 from bot.compaction import choose_cut
 from bot.conversations import StoredTurn
+from bot.migrations import upgrade_database_async
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import OWNER, BotHarness, make_settings
 
@@ -36,6 +39,17 @@ def tool_result(i, tokens):
     )
 
 
+@pytest.fixture
+async def small_budget_bot(fakes, database_url):
+    """Yield the running bot with a history budget small enough to compact quickly."""
+    tg, model = fakes
+    await upgrade_database_async(database_url)
+    settings = make_settings(tg, model, database_url, history_token_budget=BUDGET)
+    bot = await BotHarness(tg, model, settings).start()
+    yield bot
+    await bot.stop()
+
+
 def test_no_cut_under_budget():
     assert choose_cut([user(1, 500), assistant(2, 500)], 2_000) is None
 
@@ -59,67 +73,49 @@ def test_cut_frees_most_of_the_budget_and_never_splits_tool_pairs():
     assert cut in (2, 6)
 
 
-async def test_a_long_conversation_is_summarised_and_stays_cached(fakes, database_url):
-    from bot.migrations import upgrade_database_async
-
-    tg, model = fakes
-    await upgrade_database_async(database_url)
-    bot = await BotHarness(
-        tg, model, make_settings(tg, model, database_url, history_token_budget=BUDGET)
-    ).start()
-    try:
-        model.default = lambda request: (
-            text("The user asked many questions about gardening.")
-            if is_summary_request(request)
-            else text("A fairly long answer about plants. " * 10)
-        )
-        model.script(
-            tool_use(
-                "add_to_memory", {"content": "The user grows tomatoes", "category": "project"}
-            ),
-        )
-        for i in range(24):
-            await bot.say(OWNER, f"Question {i} about gardening: " + "soil and water " * 20)
-        summaries = [r for r in model.requests if is_summary_request(r)]
-        chats = [r for r in model.requests if not is_summary_request(r)]
-        assert summaries, "the history never got summarised"
-        assert len(summaries) <= 4, "compaction should happen in large steps"
-        last = chats[-1]
-        assert last["system"][2]["text"].endswith("The user asked many questions about gardening.")
-        assert len(last["messages"]) < 2 * 24
-        assert model.invalid == []
-        # Between compactions each request extends the previous one: the cached prefix holds.
-        stable = sum(
-            1
-            for before, after in pairwise(chats)
-            if after["messages"][: len(before["messages"]) - 1] == before["messages"][:-1]
-            and after["system"] == before["system"]
-        )
-        assert stable >= len(chats) - 1 - len(summaries)
-    finally:
-        await bot.stop()
+async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    model.default = lambda request: (
+        text("The user asked many questions about gardening.")
+        if is_summary_request(request)
+        else text("A fairly long answer about plants. " * 10)
+    )
+    model.script(
+        tool_use("add_to_memory", {"content": "The user grows tomatoes", "category": "project"}),
+    )
+    for i in range(24):
+        await bot.say(OWNER, f"Question {i} about gardening: " + "soil and water " * 20)
+    summaries = [r for r in model.requests if is_summary_request(r)]
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert summaries, "the history never got summarised"
+    assert len(summaries) <= 4, "compaction should happen in large steps"
+    last = chats[-1]
+    assert last["system"][2]["text"].endswith("The user asked many questions about gardening.")
+    assert len(last["messages"]) < 2 * 24
+    assert model.invalid == []
+    # Between compactions each request extends the previous one: the cached prefix holds.
+    stable = sum(
+        1
+        for before, after in pairwise(chats)
+        if after["messages"][: len(before["messages"]) - 1] == before["messages"][:-1]
+        and after["system"] == before["system"]
+    )
+    assert stable >= len(chats) - 1 - len(summaries)
 
 
-async def test_when_summarising_fails_the_oldest_turns_are_dropped(fakes, database_url):
-    from bot.migrations import upgrade_database_async
-
-    tg, model = fakes
-    await upgrade_database_async(database_url)
-    bot = await BotHarness(
-        tg, model, make_settings(tg, model, database_url, history_token_budget=BUDGET)
-    ).start()
-    try:
-        model.default = lambda request: (
-            error(400, "invalid_request_error", "no summaries today")
-            if is_summary_request(request)
-            else text("ok " * 50)
-        )
-        for i in range(12):
-            replies = await bot.say(OWNER, f"Message {i}: " + "words " * 150)
-            assert replies, f"message {i} was not answered"
-        chats = [r for r in model.requests if not is_summary_request(r)]
-        assert any(is_summary_request(r) for r in model.requests)
-        assert len(chats[-1]["messages"]) < 2 * 12
-        assert len(chats[-1]["system"]) == 2  # no summary block
-    finally:
-        await bot.stop()
+async def test_when_summarising_fails_the_oldest_turns_are_dropped(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    model.default = lambda request: (
+        error(400, "invalid_request_error", "no summaries today")
+        if is_summary_request(request)
+        else text("ok " * 50)
+    )
+    for i in range(12):
+        replies = await bot.say(OWNER, f"Message {i}: " + "words " * 150)
+        assert replies, f"message {i} was not answered"
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert any(is_summary_request(r) for r in model.requests)
+    assert len(chats[-1]["messages"]) < 2 * 12
+    assert len(chats[-1]["system"]) == 2  # no summary block
