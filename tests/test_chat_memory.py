@@ -266,6 +266,10 @@ async def test_memory_delete_with_unknown_missing_or_malformed_id_changes_nothin
     assert "no memory with id <script>&" in odd
     [frob] = await harness.say(OWNER, "/memory frobnicate")
     assert frob.startswith("Usage:")
+    [two] = await harness.say(OWNER, f"/memory delete {kept.id} {kept.id}")
+    assert "/memory delete a1b2c3d4" in two
+    [nine] = await harness.say(OWNER, f"/memory delete {kept.id}x")
+    assert f"no memory with id {kept.id}x" in nine
     assert [m.id for m in await memories(harness)] == [kept.id]
     assert harness.model.requests == []
 
