@@ -7,6 +7,7 @@ import os
 from sqlalchemy.engine import Connection
 
 import bot.models  # noqa: F401  (registers the bot's tables on the shared metadata)
+from bot.migrations import migration_lock
 from alembic import context
 from memory.db import create_engine
 from memory.models import Base
@@ -42,9 +43,9 @@ async def run_async_migrations() -> None:
     """Open an engine for the configured URL and migrate through it."""
     engine = create_engine(database_url())
     try:
-        async with engine.connect() as connection:
+        # The same lock as `python -m bot` takes, so a release phase never races a start-up.
+        async with migration_lock(engine) as connection:
             await connection.run_sync(do_run_migrations)
-            await connection.commit()
     finally:
         await engine.dispose()
 

@@ -8,7 +8,6 @@ import sys
 from urllib.parse import urlsplit
 
 from alembic.util import CommandError
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from telegram import Update
 from telegram.error import TelegramError
@@ -17,6 +16,7 @@ from bot.app import build_application
 from bot.log_setup import configure_logging
 from bot.migrations import upgrade_database
 from bot.settings import Settings, SettingsError, load_settings
+from memory.db import normalize_database_url
 
 logger = logging.getLogger("bot")
 
@@ -53,7 +53,7 @@ def secrets_of(settings: Settings) -> list[str]:
         settings.anthropic_api_key.get_secret_value(),
         webhook_secret(settings),
     ]
-    password = make_url(settings.database_url.replace("postgres://", "postgresql://", 1)).password
+    password = normalize_database_url(settings.database_url).password
     if password:
         values.append(str(password))
     return values

@@ -219,12 +219,13 @@ class MemoryStore:
             version = None
             try:
                 async with self._sessionmaker.begin() as session:
-                    # Postgres queues writers of one memory on its row; SQLite ignores
-                    # FOR UPDATE, and the unique (memory_id, version_number) catches the race.
+                    # Postgres queues writers of one memory on its row (NO KEY UPDATE leaves
+                    # inserts referencing it alone); SQLite has no row locks, and the unique
+                    # (memory_id, version_number) turns its race into a retry.
                     await session.execute(
                         select(Memory.id)
                         .where(Memory.id == memory_id, Memory.owner_id == owner_id)
-                        .with_for_update()
+                        .with_for_update(key_share=True)
                     )
                     memory, current = await self._active_with_current(session, owner_id, memory_id)
                     before = _item(memory, current)

@@ -1,13 +1,18 @@
 """DATABASE_URL as hosts set it: mapped to asyncpg, with libpq's sslmode honoured for real."""
 
+import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import socket
+import sqlite3
 import ssl
 import struct
 import subprocess
+import sys
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,8 @@ from sqlalchemy.engine import make_url
 from bot.settings import SettingsError, load_settings
 from memory.db import SSL_MODES, DatabaseUrlError, create_engine, parse_database_url
 from tests import pg
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # --- the URL forms hosts hand out ---------------------------------------------------------
 
@@ -330,3 +337,43 @@ async def test_without_tls_on_the_server_prefer_goes_plain_and_require_fails(
             with pytest.raises(ConnectionError, match="rejected SSL upgrade"):
                 await _connects(url)
             assert proxy.sessions == []
+
+
+# --- start-up with a database it cannot use -------------------------------------------------
+
+
+async def _start_bot(database_url: str, cwd: Path) -> tuple[int, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "TELEGRAM"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN="123:token-not-used",
+        ANTHROPIC_API_KEY="sk-key-not-used",
+        DATABASE_URL=database_url,
+        PYTHONPATH=str(ROOT),
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=cwd, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    return process.returncode, output.decode(errors="replace")
+
+
+async def test_a_database_it_cannot_use_stops_start_up_with_one_clear_line(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    unreachable = f"postgres://bot:secretpw@127.0.0.1:{closed_port}/bot?sslmode=disable"
+    # A database a newer release has migrated further than this code knows.
+    newer = tmp_path / "newer.db"
+    with closing(sqlite3.connect(newer)) as db:
+        db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        db.execute("INSERT INTO alembic_version VALUES ('9999')")
+        db.commit()
+    results = await asyncio.gather(
+        _start_bot(unreachable, tmp_path), _start_bot(f"sqlite:///{newer}", tmp_path)
+    )
+    for (code, output), problem in zip(results, ("Connect call failed", "'9999'"), strict=True):
+        assert code == 1, output
+        [error] = [line for line in output.splitlines() if " ERROR " in line]
+        assert "ERROR bot: cannot migrate the database:" in error and problem in error
+        assert "Traceback" not in output and "secretpw" not in output

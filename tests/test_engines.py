@@ -185,3 +185,19 @@ async def test_start_ups_racing_each_other_then_a_release_phase_are_all_safe(emp
     code, output = await _run(sys.executable, "-c", upgrade, empty_database_url, env=env)
     assert code == 0, output
     assert await _revisions(empty_database_url) == [HEAD]
+
+
+async def test_a_release_phase_racing_start_ups_on_a_fresh_database_is_safe(empty_database_url):
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "DATABASE_URL": empty_database_url}
+    upgrade = (
+        "import sys; from bot.migrations import upgrade_database; upgrade_database(sys.argv[1])"
+    )
+    release = procfile()["release"].split()
+    results = await asyncio.gather(
+        _run(*release, env=env),
+        _run(*release, env=env),
+        *(_run(sys.executable, "-c", upgrade, empty_database_url, env=env) for _ in range(2)),
+    )
+    assert [code for code, _ in results] == [0, 0, 0, 0], results
+    assert await _revisions(empty_database_url) == [HEAD]
