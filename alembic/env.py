@@ -7,8 +7,8 @@ import os
 from sqlalchemy.engine import Connection
 
 import bot.models  # noqa: F401  (registers the bot's tables on the shared metadata)
-from bot.migrations import migration_lock
 from alembic import context
+from bot.migrations import migration_lock
 from memory.db import create_engine
 from memory.models import Base
 
