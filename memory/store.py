@@ -168,7 +168,7 @@ class MemoryStore:
                 id=new_memory_id(),
                 owner_id=owner_id,
                 category=Category(category).value,
-                subject=subject,
+                subject=" ".join(subject.split()) or None if subject else None,
                 created_at=now,
             )
             version = MemoryVersion(
@@ -198,10 +198,18 @@ class MemoryStore:
 
     async def find_by_subject(self, owner_id: int, subject: str) -> MemoryItem | None:
         """Return the owner's active memory with this subject, ignoring case and spacing."""
-        wanted = " ".join(subject.split()).casefold()
-        for item in await self.list_active(owner_id):
-            if item.subject and " ".join(item.subject.split()).casefold() == wanted:
-                return item
+        wanted = " ".join(subject.split())
+        query = _with_current_version().where(
+            Memory.owner_id == owner_id,
+            Memory.deleted_at.is_(None),
+            func.lower(Memory.subject) == wanted.lower(),
+        )
+        async with self._sessionmaker() as session:
+            rows = (await session.execute(query)).all()
+        # SQL lower() is ASCII-only on SQLite; casefold decides for the rest.
+        for memory, version in rows:
+            if " ".join(memory.subject.split()).casefold() == wanted.casefold():
+                return _item(memory, version)
         return None
 
     async def update(
@@ -294,30 +302,16 @@ class MemoryStore:
             versions: Sequence[MemoryVersion] = (await session.scalars(query)).all()
         if not versions:
             raise MemoryNotFound(memory_id)
-        return [
-            MemoryVersionItem(
-                version_number=v.version_number,
-                content=v.content,
-                created_at=v.created_at,
-                source_conversation_id=v.source_conversation_id,
-            )
-            for v in versions
-        ]
+        return [_version_item(v) for v in versions]
 
     @staticmethod
     async def _active_with_current(
         session: AsyncSession, owner_id: int, memory_id: str
     ) -> tuple[Memory, MemoryVersion]:
         """Load an active memory of this owner with its current version, or raise."""
-        query = _with_current_version().where(
-            Memory.id == memory_id,
-            Memory.owner_id == owner_id,
-            Memory.deleted_at.is_(None),
+        return await MemoryStore._any_with_current(
+            session, owner_id, memory_id, Memory.deleted_at.is_(None)
         )
-        row = (await session.execute(query)).first()
-        if row is None:
-            raise MemoryNotFound(memory_id)
-        return row[0], row[1]
 
     async def find(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Return one memory of this owner, deleted or not."""
@@ -483,10 +477,12 @@ class MemoryStore:
 
     @staticmethod
     async def _any_with_current(
-        session: AsyncSession, owner_id: int, memory_id: str
+        session: AsyncSession, owner_id: int, memory_id: str, *conditions
     ) -> tuple[Memory, MemoryVersion]:
         """Load a memory of this owner, deleted or not, with its current version, or raise."""
-        query = _with_current_version().where(Memory.id == memory_id, Memory.owner_id == owner_id)
+        query = _with_current_version().where(
+            Memory.id == memory_id, Memory.owner_id == owner_id, *conditions
+        )
         row = (await session.execute(query)).first()
         if row is None:
             raise MemoryNotFound(memory_id)
