@@ -98,6 +98,9 @@ class Compactor:
 
     async def compact_if_needed(self, conversation: ConversationState) -> ConversationState:
         """Compact the conversation when over budget; return its state afterwards."""
+        # A sum of stored counts keeps every message from loading the whole history.
+        if await self._conversations.history_tokens(conversation.id) <= self._budget:
+            return conversation
         turns = await self._conversations.turns(conversation.id)
         cut = choose_cut(turns, self._budget)
         if cut is None:

@@ -160,11 +160,7 @@ class ConversationStore:
 
     async def turns(self, conversation_id: int) -> list[StoredTurn]:
         """Return the turns not yet folded into the summary, in the order they happened."""
-        through = (
-            select(func.coalesce(Conversation.summary_through_turn_id, 0))
-            .where(Conversation.id == conversation_id)
-            .scalar_subquery()
-        )
+        through = self._summary_through(conversation_id)
         async with self._sessionmaker() as session:
             rows = await session.scalars(
                 select(Turn)
@@ -177,6 +173,26 @@ class ConversationStore:
                 )
                 for t in rows
             ]
+
+    async def history_tokens(self, conversation_id: int) -> int:
+        """Return the tokens of the turns not yet folded into the summary."""
+        async with self._sessionmaker() as session:
+            total = await session.scalar(
+                select(func.coalesce(func.sum(Turn.tokens), 0)).where(
+                    Turn.conversation_id == conversation_id,
+                    Turn.id > self._summary_through(conversation_id),
+                )
+            )
+        return int(total)
+
+    @staticmethod
+    def _summary_through(conversation_id: int):
+        """Return a subquery for the last turn id folded into the summary (0 if none)."""
+        return (
+            select(func.coalesce(Conversation.summary_through_turn_id, 0))
+            .where(Conversation.id == conversation_id)
+            .scalar_subquery()
+        )
 
     async def compact(
         self, conversation_id: int, summary: str | None, through_turn_id: int

@@ -59,3 +59,13 @@ async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
     with pytest.raises(DuplicateUpdate):
         await conversations.append(conversation.id, "user", content, update_id=42)
     assert [t.update_id for t in await conversations.turns(conversation.id)] == [42]
+
+
+async def test_history_tokens_counts_only_turns_not_yet_summarised(sessionmaker, store):
+    conversations = ConversationStore(sessionmaker, store, timedelta(hours=2))
+    conversation = await conversations.current(1, 1)
+    first = await conversations.append(conversation.id, "user", [{"type": "text", "text": "a b c"}])
+    await conversations.append(conversation.id, "assistant", [{"type": "text", "text": "d e"}])
+    assert await conversations.history_tokens(conversation.id) == 5
+    await conversations.compact(conversation.id, "summary", first)
+    assert await conversations.history_tokens(conversation.id) == 2
