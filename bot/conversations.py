@@ -32,7 +32,6 @@ class ConversationState:
     owner_id: int
     memory_block: str
     summary: str | None
-    summary_through_turn_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,6 @@ def _state(conversation: Conversation) -> ConversationState:
         owner_id=conversation.owner_id,
         memory_block=conversation.memory_block,
         summary=conversation.summary,
-        summary_through_turn_id=conversation.summary_through_turn_id,
     )
 
 
