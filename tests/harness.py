@@ -45,9 +45,13 @@ class BotHarness:
         self.settings = settings
         self.app: Application | None = None
 
+    def build(self) -> Application:
+        """Build the Application to run; subclasses may build a variant."""
+        return build_application(self.settings)
+
     async def start(self) -> "BotHarness":
         """Build and start the Application, long-polling the fake Bot API."""
-        self.app = build_application(self.settings)
+        self.app = self.build()
         await self.app.initialize()
         if self.app.post_init:
             await self.app.post_init(self.app)

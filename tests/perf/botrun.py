@@ -9,7 +9,6 @@ from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
-from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
 
 from bot.app import (
@@ -27,7 +26,7 @@ from bot.ordering import PerChatUpdateProcessor
 from bot.settings import Settings
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
-from tests.harness import POLL_TIMEOUT, BotHarness
+from tests.harness import BotHarness
 from tests.perf.data import sample_memories
 
 
@@ -67,26 +66,17 @@ class PerfBot(BotHarness):
         self.rate_limited = rate_limited
         self.factory = factory
 
-    async def start(self) -> "PerfBot":
-        """Build and start the Application (as shipped unless a variant was asked for)."""
+    def build(self) -> Application:
+        """Build the Application as shipped, unless a variant was asked for."""
         if self.factory is not None:
-            self.app = self.factory(
+            return self.factory(
                 self.settings, concurrent=self.concurrent, rate_limited=self.rate_limited
             )
-        elif self.concurrent and self.rate_limited:
-            self.app = build_application(self.settings)
-        else:
-            self.app = build_variant(
-                self.settings, concurrent=self.concurrent, rate_limited=self.rate_limited
-            )
-        await self.app.initialize()
-        if self.app.post_init:
-            await self.app.post_init(self.app)
-        await self.app.start()
-        await self.app.updater.start_polling(
-            poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+        if self.concurrent and self.rate_limited:
+            return build_application(self.settings)
+        return build_variant(
+            self.settings, concurrent=self.concurrent, rate_limited=self.rate_limited
         )
-        return self
 
     async def settle(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
         """Wait until no update is queued or being handled; poll every millisecond."""
