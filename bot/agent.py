@@ -7,7 +7,7 @@ from typing import Any
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
-from bot.conversations import ConversationState, ConversationStore
+from bot.conversations import ConversationState, ConversationStore, Snapshot, StoredTurn
 from bot.prompt import build_request
 from memory.store import MemoryStore
 from memory.tools import MemoryChange, ToolContext, run_tool, tool_definitions
@@ -74,19 +74,23 @@ class Agent:
         self._conversations = conversations
         self._memories = memories
 
-    async def respond(self, conversation: ConversationState) -> AgentReply:
+    async def respond(self, snapshot: Snapshot) -> AgentReply:
         """Answer the conversation's newest user turn, storing every step as it happens."""
         reply = AgentReply(text="")
-        memory_on = await self._memories.memory_enabled(conversation.owner_id)
-        tools = tool_definitions() if memory_on else []
+        conversation = snapshot.conversation
+        # The turns as stored: each turn stored below is added here too.
+        turns = list(snapshot.turns)
+        tools = tool_definitions() if snapshot.memory_on else []
         ctx = ToolContext(self._memories, conversation.owner_id, conversation.id)
         texts: list[str] = []
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            message = await self._call(conversation, tools, force_answer=out_of_rounds)
+            message = await self._call(conversation, turns, tools, force_answer=out_of_rounds)
             content = stored_content(message)
             if content:
-                await self._conversations.append(conversation.id, "assistant", content)
+                turns.append(
+                    await self._conversations.append(conversation.id, "assistant", content)
+                )
             if text := reply_text(message):
                 texts.append(text)
             if message.stop_reason != "tool_use":
@@ -110,7 +114,7 @@ class Agent:
                 if outcome.is_error:
                     result["is_error"] = True
                 results.append(result)
-            await self._conversations.append(conversation.id, "user", results)
+            turns.append(await self._conversations.append(conversation.id, "user", results))
         if message.stop_reason == "max_tokens":
             texts.append(MAX_TOKENS_NOTE)
         elif message.stop_reason == "refusal" and not texts:
@@ -119,10 +123,13 @@ class Agent:
         return reply
 
     async def _call(
-        self, conversation: ConversationState, tools: list[dict[str, Any]], force_answer: bool
+        self,
+        conversation: ConversationState,
+        turns: list[StoredTurn],
+        tools: list[dict[str, Any]],
+        force_answer: bool,
     ) -> Message:
-        """Send the conversation as it is stored now."""
-        turns = await self._conversations.turns(conversation.id)
+        """Send the conversation with these turns."""
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,

@@ -48,7 +48,7 @@ def build_services(settings: Settings) -> Services:
     sessionmaker = create_sessionmaker(engine)
     memories = MemoryStore(sessionmaker, settings.memory_token_budget)
     conversations = ConversationStore(
-        sessionmaker, memories, timedelta(minutes=settings.conversation_idle_minutes)
+        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes)
     )
     anthropic = AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),

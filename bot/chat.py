@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 from bot.agent import Agent, AgentReply
 from bot.compaction import Compactor
-from bot.conversations import ConversationState, ConversationStore
+from bot.conversations import ConversationState, ConversationStore, Snapshot
 from bot.prompt import user_turn_content
 from memory.models import utcnow
 
@@ -40,17 +40,19 @@ class ChatService:
 
         Raises DuplicateUpdate when this update was stored before (a redelivery).
         """
-        conversation = await self._conversations.current(chat_id, owner_id)
         now = self._clock().astimezone(self._zone)
-        await self._conversations.append(
-            conversation.id, "user", user_turn_content(text, now, sender_name), update_id
+        snapshot = await self._conversations.store_user_message(
+            chat_id, owner_id, user_turn_content(text, now, sender_name), update_id
         )
-        return await self.answer(conversation)
+        return await self._answer(snapshot)
 
     async def answer(self, conversation: ConversationState) -> AgentReply:
-        """Let the agent answer the conversation's newest user message."""
-        conversation = await self._compactor.compact_if_needed(conversation)
-        return await self._agent.respond(conversation)
+        """Let the agent answer the conversation's newest user message, as stored now."""
+        return await self._answer(await self._conversations.snapshot(conversation))
+
+    async def _answer(self, snapshot: Snapshot) -> AgentReply:
+        """Compact the history if it is over budget, then let the agent answer."""
+        return await self._agent.respond(await self._compactor.compact_if_needed(snapshot))
 
     async def unanswered(self) -> list[ConversationState]:
         """Return conversations left with an unanswered message by a crash or a stop."""

@@ -3,11 +3,12 @@
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic
 
-from bot.conversations import ConversationState, ConversationStore, StoredTurn
+from bot.conversations import ConversationStore, Snapshot, StoredTurn
 
 logger = logging.getLogger(__name__)
 
@@ -96,15 +97,13 @@ class Compactor:
         self._conversations = conversations
         self._budget = budget
 
-    async def compact_if_needed(self, conversation: ConversationState) -> ConversationState:
-        """Compact the conversation when over budget; return its state afterwards."""
-        # A sum of stored counts keeps every message from loading the whole history.
-        if await self._conversations.history_tokens(conversation.id) <= self._budget:
-            return conversation
-        turns = await self._conversations.turns(conversation.id)
+    async def compact_if_needed(self, snapshot: Snapshot) -> Snapshot:
+        """Compact the conversation when over budget; return it as it stands afterwards."""
+        turns = snapshot.turns
         cut = choose_cut(turns, self._budget)
         if cut is None:
-            return conversation
+            return snapshot
+        conversation = snapshot.conversation
         folded = turns[:cut]
         summary: str | None
         try:
@@ -123,4 +122,6 @@ class Compactor:
             len(folded),
             sum(t.tokens for t in folded),
         )
-        return await self._conversations.get(conversation.id)
+        if summary is not None:
+            conversation = replace(conversation, summary=summary)
+        return replace(snapshot, conversation=conversation, turns=turns[cut:])

@@ -5,14 +5,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.models import Conversation, Turn
 from memory.block import render_memory_block
 from memory.models import utcnow
-from memory.store import MemoryStore
+from memory.store import load_active_memories, load_memory_enabled
 from memory.tokens import count_tokens
 
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
@@ -58,15 +58,31 @@ def content_tokens(content: list[dict[str, Any]]) -> int:
     return count_tokens("\n".join(parts))
 
 
-def _state(conversation: Conversation) -> ConversationState:
-    """Copy the fields callers need out of the ORM row."""
-    return ConversationState(
-        id=conversation.id,
-        chat_id=conversation.chat_id,
-        owner_id=conversation.owner_id,
-        memory_block=conversation.memory_block,
-        summary=conversation.summary,
-    )
+@dataclass(frozen=True)
+class Snapshot:
+    """A conversation as the agent answers it: its state, unsummarised turns and memory switch."""
+
+    conversation: ConversationState
+    turns: list[StoredTurn]
+    memory_on: bool
+
+
+# Plain columns, not ORM objects: a turn reads and writes these on every message.
+_STATE_COLUMNS = (
+    Conversation.id,
+    Conversation.chat_id,
+    Conversation.owner_id,
+    Conversation.memory_block,
+    Conversation.summary,
+)
+_TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens, Turn.update_id)
+
+
+async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool) -> str:
+    """Render the owner's memory block, or "" when the owner turned memory off."""
+    if not memory_on:
+        return ""
+    return render_memory_block(await load_active_memories(session, owner_id))
 
 
 class ConversationStore:
@@ -75,39 +91,87 @@ class ConversationStore:
     def __init__(
         self,
         sessionmaker: async_sessionmaker[AsyncSession],
-        memories: MemoryStore,
         idle_timeout: timedelta,
         clock: Callable[[], datetime] = utcnow,
     ):
         self._sessionmaker = sessionmaker
-        self._memories = memories
         self._idle_timeout = idle_timeout
         self._clock = clock
 
-    async def current(self, chat_id: int, owner_id: int) -> ConversationState:
-        """Return the chat's open conversation, starting a new one if none or idle too long."""
+    async def store_user_message(
+        self,
+        chat_id: int,
+        owner_id: int,
+        content: list[dict[str, Any]],
+        update_id: int | None = None,
+    ) -> Snapshot:
+        """Store a message in the chat's open conversation, or a new one if none or idle too long.
+
+        One transaction: the message is stored with its conversation or not at all.
+        Raises DuplicateUpdate when this update was stored before (a redelivery).
+        """
         now = self._clock()
-        async with self._sessionmaker.begin() as session:
-            conversation = await self._open(session, chat_id)
-            if (
-                conversation is not None
-                and now - conversation.last_activity_at <= self._idle_timeout
-            ):
-                return _state(conversation)
-            if conversation is not None:
-                conversation.ended_at = now
-        block = await self._render_block(owner_id)
-        async with self._sessionmaker.begin() as session:
-            conversation = Conversation(
+        try:
+            async with self._sessionmaker.begin() as session:
+                # A write first takes SQLite's write lock at once, so no read has to upgrade.
+                continued = (
+                    await session.execute(
+                        update(Conversation)
+                        .where(
+                            Conversation.chat_id == chat_id,
+                            Conversation.ended_at.is_(None),
+                            Conversation.last_activity_at >= now - self._idle_timeout,
+                        )
+                        .values(last_activity_at=now)
+                        .returning(*_STATE_COLUMNS)
+                        .execution_options(synchronize_session=False)
+                    )
+                ).all()
+                memory_on = await load_memory_enabled(session, owner_id)
+                if continued:
+                    conversation = ConversationState(*max(continued, key=lambda row: row.id))
+                else:
+                    conversation = await self._start(session, chat_id, owner_id, memory_on, now)
+                await self._insert_turn(session, conversation.id, "user", content, update_id, now)
+                turns = await self._load_turns(session, conversation.id)
+        except IntegrityError:
+            if update_id is not None and await self._update_seen(update_id):
+                raise DuplicateUpdate(update_id) from None
+            raise
+        return Snapshot(conversation, turns, memory_on)
+
+    async def _start(
+        self, session: AsyncSession, chat_id: int, owner_id: int, memory_on: bool, now: datetime
+    ) -> ConversationState:
+        """End the chat's idle conversation and start one with the owner's memory block."""
+        await session.execute(
+            update(Conversation)
+            .where(Conversation.chat_id == chat_id, Conversation.ended_at.is_(None))
+            .values(ended_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        block = await _memory_block(session, owner_id, memory_on)
+        conversation_id = await session.scalar(
+            insert(Conversation)
+            .values(
                 chat_id=chat_id,
                 owner_id=owner_id,
                 memory_block=block,
                 started_at=now,
                 last_activity_at=now,
             )
-            session.add(conversation)
-            await session.flush()
-            return _state(conversation)
+            .returning(Conversation.id)
+        )
+        return ConversationState(conversation_id, chat_id, owner_id, block, None)
+
+    async def snapshot(self, conversation: ConversationState) -> Snapshot:
+        """Return the conversation with its turns as stored now, to answer it again."""
+        async with self._sessionmaker() as session:
+            return Snapshot(
+                conversation,
+                await self._load_turns(session, conversation.id),
+                await load_memory_enabled(session, conversation.owner_id),
+            )
 
     async def end(self, chat_id: int) -> bool:
         """End the chat's open conversation; tell whether there was one."""
@@ -120,35 +184,38 @@ class ConversationStore:
             return result.rowcount > 0
 
     async def append(
-        self,
+        self, conversation_id: int, role: str, content: list[dict[str, Any]]
+    ) -> StoredTurn:
+        """Store one turn of the model's side of the exchange and return it."""
+        async with self._sessionmaker.begin() as session:
+            return await self._insert_turn(
+                session, conversation_id, role, content, None, self._clock()
+            )
+
+    @staticmethod
+    async def _insert_turn(
+        session: AsyncSession,
         conversation_id: int,
         role: str,
         content: list[dict[str, Any]],
-        update_id: int | None = None,
-    ) -> int:
-        """Store one turn and mark the conversation active; return the turn id."""
-        now = self._clock()
-        turn = Turn(
-            conversation_id=conversation_id,
-            role=role,
-            content=content,
-            tokens=content_tokens(content),
-            update_id=update_id,
-            created_at=now,
+        update_id: int | None,
+        now: datetime,
+    ) -> StoredTurn:
+        """Insert one turn, its tokens counted once here, and return it."""
+        tokens = content_tokens(content)
+        turn_id = await session.scalar(
+            insert(Turn)
+            .values(
+                conversation_id=conversation_id,
+                role=role,
+                content=content,
+                tokens=tokens,
+                update_id=update_id,
+                created_at=now,
+            )
+            .returning(Turn.id)
         )
-        try:
-            async with self._sessionmaker.begin() as session:
-                session.add(turn)
-                await session.execute(
-                    update(Conversation)
-                    .where(Conversation.id == conversation_id)
-                    .values(last_activity_at=now)
-                )
-        except IntegrityError:
-            if update_id is not None and await self._update_seen(update_id):
-                raise DuplicateUpdate(update_id) from None
-            raise
-        return turn.id
+        return StoredTurn(turn_id, role, content, tokens, update_id)
 
     async def _update_seen(self, update_id: int) -> bool:
         """Tell whether a turn from this Telegram update exists."""
@@ -158,30 +225,21 @@ class ConversationStore:
 
     async def turns(self, conversation_id: int) -> list[StoredTurn]:
         """Return the turns not yet folded into the summary, in the order they happened."""
-        through = self._summary_through(conversation_id)
         async with self._sessionmaker() as session:
-            rows = await session.scalars(
-                select(Turn)
-                .where(Turn.conversation_id == conversation_id, Turn.id > through)
-                .order_by(Turn.id)
-            )
-            return [
-                StoredTurn(
-                    id=t.id, role=t.role, content=t.content, tokens=t.tokens, update_id=t.update_id
-                )
-                for t in rows
-            ]
+            return await self._load_turns(session, conversation_id)
 
-    async def history_tokens(self, conversation_id: int) -> int:
-        """Return the tokens of the turns not yet folded into the summary."""
-        async with self._sessionmaker() as session:
-            total = await session.scalar(
-                select(func.coalesce(func.sum(Turn.tokens), 0)).where(
-                    Turn.conversation_id == conversation_id,
-                    Turn.id > self._summary_through(conversation_id),
-                )
+    @classmethod
+    async def _load_turns(cls, session: AsyncSession, conversation_id: int) -> list[StoredTurn]:
+        """Load the turns not yet folded into the summary, inside the caller's session."""
+        rows = await session.execute(
+            select(*_TURN_COLUMNS)
+            .where(
+                Turn.conversation_id == conversation_id,
+                Turn.id > cls._summary_through(conversation_id),
             )
-        return int(total)
+            .order_by(Turn.id)
+        )
+        return [StoredTurn(*row) for row in rows]
 
     @staticmethod
     def _summary_through(conversation_id: int):
@@ -204,11 +262,6 @@ class ConversationStore:
                 update(Conversation).where(Conversation.id == conversation_id).values(**values)
             )
 
-    async def get(self, conversation_id: int) -> ConversationState:
-        """Return a conversation as it is stored now."""
-        async with self._sessionmaker() as session:
-            return _state(await session.get_one(Conversation, conversation_id))
-
     async def unanswered(self) -> list[ConversationState]:
         """Return open conversations whose newest turn is a user's message still unanswered."""
         newest = (
@@ -217,7 +270,7 @@ class ConversationStore:
             .subquery()
         )
         query = (
-            select(Conversation)
+            select(*_STATE_COLUMNS)
             .join(newest, newest.c.conversation_id == Conversation.id)
             .join(Turn, Turn.id == newest.c.turn_id)
             .where(
@@ -228,30 +281,15 @@ class ConversationStore:
             .order_by(Conversation.id)
         )
         async with self._sessionmaker() as session:
-            return [_state(c) for c in await session.scalars(query)]
+            return [ConversationState(*row) for row in await session.execute(query)]
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""
-        block = await self._render_block(owner_id)
         async with self._sessionmaker.begin() as session:
+            memory_on = await load_memory_enabled(session, owner_id)
+            block = await _memory_block(session, owner_id, memory_on)
             await session.execute(
                 update(Conversation)
                 .where(Conversation.owner_id == owner_id, Conversation.ended_at.is_(None))
                 .values(memory_block=block)
             )
-
-    async def _render_block(self, owner_id: int) -> str:
-        """Render the owner's memory block, or "" when the owner turned memory off."""
-        if not await self._memories.memory_enabled(owner_id):
-            return ""
-        return render_memory_block(await self._memories.list_active(owner_id))
-
-    @staticmethod
-    async def _open(session: AsyncSession, chat_id: int) -> Conversation | None:
-        """Return the chat's open conversation, if any."""
-        return await session.scalar(
-            select(Conversation)
-            .where(Conversation.chat_id == chat_id, Conversation.ended_at.is_(None))
-            .order_by(Conversation.id.desc())
-            .limit(1)
-        )

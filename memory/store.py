@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -122,6 +122,26 @@ def _item(memory: Memory, version: MemoryVersion) -> MemoryItem:
     )
 
 
+# Plain columns, not ORM objects: building 2,000 objects for the block took most of a turn.
+_ITEM_COLUMNS = (
+    Memory.id,
+    Memory.owner_id,
+    Memory.category,
+    Memory.subject,
+    MemoryVersion.content,
+    MemoryVersion.version_number,
+    Memory.created_at,
+    MemoryVersion.created_at,
+    Memory.deleted_at,
+)
+
+
+def _item_from_row(row: Row) -> MemoryItem:
+    """Build an item from a row of _ITEM_COLUMNS."""
+    memory_id, owner_id, category, *rest = row
+    return MemoryItem(memory_id, owner_id, Category(category), *rest)
+
+
 def _latest_version_number():
     """Return a correlated subquery for a memory's highest version number."""
     other = aliased(MemoryVersion)
@@ -133,13 +153,31 @@ def _latest_version_number():
     )
 
 
-def _with_current_version():
-    """Select memories joined to their current version."""
-    return select(Memory, MemoryVersion).join(
+def _with_current_version(*columns):
+    """Select memories joined to their current version (both rows, or the given columns)."""
+    return select(*(columns or (Memory, MemoryVersion))).join(
         MemoryVersion,
         (MemoryVersion.memory_id == Memory.id)
         & (MemoryVersion.version_number == _latest_version_number()),
     )
+
+
+async def load_active_memories(session: AsyncSession, owner_id: int) -> list[MemoryItem]:
+    """Return the owner's active memories in block order, inside the caller's session."""
+    query = (
+        _with_current_version(*_ITEM_COLUMNS)
+        .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
+        .order_by(Memory.category, Memory.created_at, Memory.id)
+    )
+    return [_item_from_row(row) for row in await session.execute(query)]
+
+
+async def load_memory_enabled(session: AsyncSession, owner_id: int) -> bool:
+    """Tell whether this owner has memory on (the default), inside the caller's session."""
+    enabled = await session.scalar(
+        select(OwnerSettings.memory_enabled).where(OwnerSettings.owner_id == owner_id)
+    )
+    return True if enabled is None else enabled
 
 
 class MemoryStore:
@@ -281,14 +319,8 @@ class MemoryStore:
 
     async def list_active(self, owner_id: int) -> list[MemoryItem]:
         """Return the owner's active memories in block order."""
-        query = (
-            _with_current_version()
-            .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
-            .order_by(Memory.category, Memory.created_at, Memory.id)
-        )
         async with self._sessionmaker() as session:
-            rows = (await session.execute(query)).all()
-        return [_item(memory, version) for memory, version in rows]
+            return await load_active_memories(session, owner_id)
 
     async def history(self, owner_id: int, memory_id: str) -> list[MemoryVersionItem]:
         """Return every version of one of the owner's memories, oldest first."""
@@ -322,14 +354,13 @@ class MemoryStore:
     async def list_deleted(self, owner_id: int, limit: int) -> list[MemoryItem]:
         """Return the owner's deleted memories, most recently deleted first."""
         query = (
-            _with_current_version()
+            _with_current_version(*_ITEM_COLUMNS)
             .where(Memory.owner_id == owner_id, Memory.deleted_at.is_not(None))
             .order_by(Memory.deleted_at.desc(), Memory.id)
             .limit(limit)
         )
         async with self._sessionmaker() as session:
-            rows = (await session.execute(query)).all()
-        return [_item(memory, version) for memory, version in rows]
+            return [_item_from_row(row) for row in await session.execute(query)]
 
     async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Bring back a soft-deleted memory of this owner."""
@@ -378,10 +409,7 @@ class MemoryStore:
     async def memory_enabled(self, owner_id: int) -> bool:
         """Tell whether this owner has memory on (the default)."""
         async with self._sessionmaker() as session:
-            enabled = await session.scalar(
-                select(OwnerSettings.memory_enabled).where(OwnerSettings.owner_id == owner_id)
-            )
-        return True if enabled is None else enabled
+            return await load_memory_enabled(session, owner_id)
 
     async def set_memory_enabled(self, owner_id: int, enabled: bool) -> bool:
         """Turn this owner's memory on or off; tell whether that changed anything."""

@@ -18,54 +18,96 @@ class Clock:
         return self.now
 
 
+def said(text: str) -> list[dict]:
+    """Return the content of a user's text message."""
+    return [{"type": "text", "text": text}]
+
+
 async def test_idle_timeout_starts_a_new_conversation_with_a_fresh_block(sessionmaker, store):
     clock = Clock()
-    conversations = ConversationStore(sessionmaker, store, timedelta(minutes=30), clock)
-    first = await conversations.current(chat_id=5, owner_id=5)
-    await conversations.append(first.id, "user", [{"type": "text", "text": "hi"}])
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock)
+    first = await conversations.store_user_message(chat_id=5, owner_id=5, content=said("hi"))
     await store.add(5, "The user likes green tea", Category.PREFERENCE)
 
     clock.now += timedelta(minutes=29)
-    same = await conversations.current(5, 5)
-    assert same.id == first.id and same.memory_block == first.memory_block
-    await conversations.append(same.id, "user", [{"type": "text", "text": "still here"}])
+    same = await conversations.store_user_message(5, 5, said("still here"))
+    assert same.conversation == first.conversation
+    assert [t.content for t in same.turns] == [said("hi"), said("still here")]
+
+    # Idle is measured from the user's last message, not from the conversation's start.
+    clock.now += timedelta(minutes=29)
+    assert (await conversations.store_user_message(5, 5, said("and here"))).conversation == (
+        first.conversation
+    )
 
     clock.now += timedelta(minutes=31)
-    fresh = await conversations.current(5, 5)
-    assert fresh.id != first.id
-    assert "green tea" in fresh.memory_block and "green tea" not in first.memory_block
-    assert await conversations.turns(fresh.id) == []
-    assert [t.content[0]["text"] for t in await conversations.turns(first.id)] == [
+    fresh = await conversations.store_user_message(5, 5, said("back"))
+    assert fresh.conversation.id != first.conversation.id
+    assert "green tea" in fresh.conversation.memory_block
+    assert "green tea" not in first.conversation.memory_block
+    assert [t.content for t in fresh.turns] == [said("back")]
+    assert [t.content[0]["text"] for t in await conversations.turns(first.conversation.id)] == [
         "hi",
         "still here",
+        "and here",
     ]
+    # The idle conversation was ended, so only the fresh one continues.
+    assert await conversations.end(5) is True
+    assert await conversations.end(5) is False
 
 
 async def test_end_closes_only_that_chat(sessionmaker, store):
-    conversations = ConversationStore(sessionmaker, store, timedelta(hours=2))
-    a = await conversations.current(1, 1)
-    b = await conversations.current(2, 2)
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    a = await conversations.store_user_message(1, 1, said("a"))
+    b = await conversations.store_user_message(2, 2, said("b"))
     assert await conversations.end(1) is True
     assert await conversations.end(1) is False
-    assert (await conversations.current(1, 1)).id != a.id
-    assert (await conversations.current(2, 2)).id == b.id
+    again = await conversations.store_user_message(1, 1, said("a again"))
+    assert again.conversation.id != a.conversation.id
+    assert [t.content for t in again.turns] == [said("a again")]
+    same = await conversations.store_user_message(2, 2, said("b again"))
+    assert same.conversation.id == b.conversation.id
 
 
 async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
-    conversations = ConversationStore(sessionmaker, store, timedelta(hours=2))
-    conversation = await conversations.current(1, 1)
-    content = [{"type": "text", "text": "hello"}]
-    await conversations.append(conversation.id, "user", content, update_id=42)
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    first = await conversations.store_user_message(1, 1, said("hello"), update_id=42)
     with pytest.raises(DuplicateUpdate):
-        await conversations.append(conversation.id, "user", content, update_id=42)
-    assert [t.update_id for t in await conversations.turns(conversation.id)] == [42]
+        await conversations.store_user_message(1, 1, said("hello"), update_id=42)
+    turns = await conversations.turns(first.conversation.id)
+    assert [t.update_id for t in turns] == [42]
 
 
-async def test_history_tokens_counts_only_turns_not_yet_summarised(sessionmaker, store):
-    conversations = ConversationStore(sessionmaker, store, timedelta(hours=2))
-    conversation = await conversations.current(1, 1)
-    first = await conversations.append(conversation.id, "user", [{"type": "text", "text": "a b c"}])
-    await conversations.append(conversation.id, "assistant", [{"type": "text", "text": "d e"}])
-    assert await conversations.history_tokens(conversation.id) == 5
-    await conversations.compact(conversation.id, "summary", first)
-    assert await conversations.history_tokens(conversation.id) == 2
+async def test_a_redelivered_first_message_leaves_no_empty_conversation(sessionmaker, store):
+    clock = Clock()
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock)
+    first = await conversations.store_user_message(1, 1, said("hello"), update_id=7)
+    clock.now += timedelta(hours=1)
+    with pytest.raises(DuplicateUpdate):
+        await conversations.store_user_message(1, 1, said("hello"), update_id=7)
+    # The rolled-back attempt neither ended the old conversation nor started another.
+    assert await conversations.end(1) is True
+    assert await conversations.turns(first.conversation.id) != []
+
+
+async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    first = await conversations.store_user_message(1, 1, said("a b c"))
+    reply = await conversations.append(first.conversation.id, "assistant", said("d e"))
+    assert [t.tokens for t in await conversations.turns(first.conversation.id)] == [3, 2]
+    await conversations.compact(first.conversation.id, "summary", first.turns[0].id)
+    assert await conversations.turns(first.conversation.id) == [reply]
+    later = await conversations.store_user_message(1, 1, said("f"))
+    assert [t.id for t in later.turns] == [reply.id, later.turns[-1].id]
+
+
+async def test_the_snapshot_tells_whether_memory_is_on(sessionmaker, store):
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    await store.add(1, "The user likes green tea", Category.PREFERENCE)
+    on = await conversations.store_user_message(1, 1, said("hi"))
+    assert on.memory_on and "green tea" in on.conversation.memory_block
+    await store.set_memory_enabled(1, False)
+    assert (await conversations.snapshot(on.conversation)).memory_on is False
+    await conversations.end(1)
+    off = await conversations.store_user_message(1, 1, said("hi again"))
+    assert off.memory_on is False and off.conversation.memory_block == ""
