@@ -9,7 +9,6 @@ from anthropic import AsyncAnthropic
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CommandHandler,
@@ -30,6 +29,7 @@ from bot.lifecycle import answer_unanswered, install_stop_signals, remove_stop_s
 from bot.memory_control import MemoryControl
 from bot.memory_handlers import add_memory_handlers
 from bot.ordering import PerChatUpdateProcessor
+from bot.rate_limit import ReplyFirstRateLimiter
 from bot.settings import Settings
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
@@ -40,6 +40,7 @@ MAX_CONCURRENT_UPDATES = 256
 ANTHROPIC_MAX_RETRIES = 4
 ANTHROPIC_TIMEOUT_SECONDS = 120
 RECOVERY_WAIT_SECONDS = 30
+RATE_LIMIT_RETRIES = 3
 
 
 def build_services(settings: Settings) -> Services:
@@ -142,7 +143,7 @@ def build_application(settings: Settings) -> Application:
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES))
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
         .context_types(ContextTypes(context=BotContext))
         .post_init(post_init)
         .post_shutdown(post_shutdown)

@@ -13,10 +13,13 @@ logger = logging.getLogger(__name__)
 
 # Telegram shows a chat action for about five seconds.
 REFRESH_SECONDS = 4.5
+# A reply quicker than this needs no indicator; it would only flicker and cost an API call.
+FIRST_DELAY_SECONDS = 0.25
 
 
 async def _keep_typing(bot: Bot, chat_id: int) -> None:
-    """Send the typing action until cancelled."""
+    """Send the typing action after a short delay, then keep it on until cancelled."""
+    await asyncio.sleep(FIRST_DELAY_SECONDS)
     while True:
         try:
             await bot.send_chat_action(chat_id, ChatAction.TYPING)

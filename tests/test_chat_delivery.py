@@ -43,7 +43,8 @@ async def test_a_reply_full_of_markup_characters_is_accepted(harness):
 
 
 async def test_typing_indicator_is_shown_while_the_model_works(harness):
-    harness.model.latency = 0.3
+    # Longer than the indicator's first delay, which spares quick replies the API call.
+    harness.model.latency = 1.0
     await harness.say(OWNER, "hi")
     assert {"chat_id": OWNER, "action": "typing"}.items() <= harness.tg.chat_actions[0].items()
 

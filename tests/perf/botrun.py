@@ -9,10 +9,11 @@ from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from bot.app import (
     MAX_CONCURRENT_UPDATES,
+    RATE_LIMIT_RETRIES,
     add_handlers,
     build_application,
     build_services,
@@ -23,6 +24,7 @@ from bot.app import (
 from bot.context import BotContext
 from bot.migrations import upgrade_database_async
 from bot.ordering import PerChatUpdateProcessor
+from bot.rate_limit import ReplyFirstRateLimiter
 from bot.settings import Settings
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
@@ -43,7 +45,7 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
         .post_shutdown(post_shutdown)
     )
     if rate_limited:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        builder = builder.rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
     application = builder.build()
     application.bot_data["services"] = build_services(settings)
     add_handlers(application)
