@@ -1,18 +1,19 @@
 """Conversations and their turns, stored as they happen."""
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Insert, Select, Update, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.models import Conversation, Turn
 from memory.block import render_memory_block
 from memory.models import utcnow
-from memory.store import load_active_memories, load_memory_enabled
+from memory.store import load_active_memories, load_memory_enabled, memory_enabled_expression
 from memory.tokens import count_tokens
 
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
@@ -78,6 +79,43 @@ _STATE_COLUMNS = (
 _TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens, Turn.update_id)
 
 
+# The statements every message runs are built once; building them took as long as running one.
+@functools.cache
+def _continue_statement() -> Update:
+    """Mark the chat's open, not yet idle conversation active; return it and the memory switch."""
+    return (
+        update(Conversation)
+        .where(
+            Conversation.chat_id == bindparam("chat"),
+            Conversation.ended_at.is_(None),
+            Conversation.last_activity_at >= bindparam("idle_since"),
+        )
+        .values(last_activity_at=bindparam("now"))
+        .returning(*_STATE_COLUMNS, memory_enabled_expression(Conversation.owner_id))
+    )
+
+
+@functools.cache
+def _turns_statement() -> Select:
+    """Select a conversation's turns not yet folded into its summary, oldest first."""
+    summary_through = (
+        select(func.coalesce(Conversation.summary_through_turn_id, 0))
+        .where(Conversation.id == bindparam("conversation_id"))
+        .scalar_subquery()
+    )
+    return (
+        select(*_TURN_COLUMNS)
+        .where(Turn.conversation_id == bindparam("conversation_id"), Turn.id > summary_through)
+        .order_by(Turn.id)
+    )
+
+
+@functools.cache
+def _insert_turn_statement() -> Insert:
+    """Insert a turn and return its id."""
+    return insert(Turn).returning(Turn.id)
+
+
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
     if not memory_on:
@@ -113,27 +151,27 @@ class ConversationStore:
         now = self._clock()
         try:
             async with self._sessionmaker.begin() as session:
+                connection = await session.connection()
                 # A write first takes SQLite's write lock at once, so no read has to upgrade.
                 continued = (
-                    await session.execute(
-                        update(Conversation)
-                        .where(
-                            Conversation.chat_id == chat_id,
-                            Conversation.ended_at.is_(None),
-                            Conversation.last_activity_at >= now - self._idle_timeout,
-                        )
-                        .values(last_activity_at=now)
-                        .returning(*_STATE_COLUMNS)
-                        .execution_options(synchronize_session=False)
+                    await connection.execute(
+                        _continue_statement(),
+                        {"chat": chat_id, "idle_since": now - self._idle_timeout, "now": now},
                     )
                 ).all()
-                memory_on = await load_memory_enabled(session, owner_id)
                 if continued:
-                    conversation = ConversationState(*max(continued, key=lambda row: row.id))
+                    *state, memory_on = max(continued, key=lambda row: row.id)
+                    conversation = ConversationState(*state)
+                    turns = await self._load_turns(session, conversation.id)
                 else:
+                    memory_on = await load_memory_enabled(session, owner_id)
                     conversation = await self._start(session, chat_id, owner_id, memory_on, now)
-                await self._insert_turn(session, conversation.id, "user", content, update_id, now)
-                turns = await self._load_turns(session, conversation.id)
+                    turns = []
+                turns.append(
+                    await self._insert_turn(
+                        session, conversation.id, "user", content, update_id, now
+                    )
+                )
         except IntegrityError:
             if update_id is not None and await self._update_seen(update_id):
                 raise DuplicateUpdate(update_id) from None
@@ -203,18 +241,19 @@ class ConversationStore:
     ) -> StoredTurn:
         """Insert one turn, its tokens counted once here, and return it."""
         tokens = content_tokens(content)
-        turn_id = await session.scalar(
-            insert(Turn)
-            .values(
-                conversation_id=conversation_id,
-                role=role,
-                content=content,
-                tokens=tokens,
-                update_id=update_id,
-                created_at=now,
-            )
-            .returning(Turn.id)
+        connection = await session.connection()
+        result = await connection.execute(
+            _insert_turn_statement(),
+            {
+                "conversation_id": conversation_id,
+                "role": role,
+                "content": content,
+                "tokens": tokens,
+                "update_id": update_id,
+                "created_at": now,
+            },
         )
+        turn_id = result.scalar_one()
         return StoredTurn(turn_id, role, content, tokens, update_id)
 
     async def _update_seen(self, update_id: int) -> bool:
@@ -228,27 +267,12 @@ class ConversationStore:
         async with self._sessionmaker() as session:
             return await self._load_turns(session, conversation_id)
 
-    @classmethod
-    async def _load_turns(cls, session: AsyncSession, conversation_id: int) -> list[StoredTurn]:
-        """Load the turns not yet folded into the summary, inside the caller's session."""
-        rows = await session.execute(
-            select(*_TURN_COLUMNS)
-            .where(
-                Turn.conversation_id == conversation_id,
-                Turn.id > cls._summary_through(conversation_id),
-            )
-            .order_by(Turn.id)
-        )
-        return [StoredTurn(*row) for row in rows]
-
     @staticmethod
-    def _summary_through(conversation_id: int):
-        """Return a subquery for the last turn id folded into the summary (0 if none)."""
-        return (
-            select(func.coalesce(Conversation.summary_through_turn_id, 0))
-            .where(Conversation.id == conversation_id)
-            .scalar_subquery()
-        )
+    async def _load_turns(session: AsyncSession, conversation_id: int) -> list[StoredTurn]:
+        """Load the turns not yet folded into the summary, inside the caller's session."""
+        connection = await session.connection()
+        rows = await connection.execute(_turns_statement(), {"conversation_id": conversation_id})
+        return [StoredTurn(*row) for row in rows]
 
     async def compact(
         self, conversation_id: int, summary: str | None, through_turn_id: int

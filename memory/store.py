@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import ColumnElement, Row, func, select, true, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -172,12 +172,19 @@ async def load_active_memories(session: AsyncSession, owner_id: int) -> list[Mem
     return [_item_from_row(row) for row in await session.execute(query)]
 
 
+def memory_enabled_expression(owner_id: int | ColumnElement[int]) -> ColumnElement[bool]:
+    """Return SQL telling whether an owner (an id or a column) has memory on (the default)."""
+    setting = (
+        select(OwnerSettings.memory_enabled)
+        .where(OwnerSettings.owner_id == owner_id)
+        .scalar_subquery()
+    )
+    return func.coalesce(setting, true())
+
+
 async def load_memory_enabled(session: AsyncSession, owner_id: int) -> bool:
     """Tell whether this owner has memory on (the default), inside the caller's session."""
-    enabled = await session.scalar(
-        select(OwnerSettings.memory_enabled).where(OwnerSettings.owner_id == owner_id)
-    )
-    return True if enabled is None else enabled
+    return bool(await session.scalar(select(memory_enabled_expression(owner_id))))
 
 
 class MemoryStore:
