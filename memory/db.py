@@ -129,8 +129,14 @@ def create_engine(url: str | URL) -> AsyncEngine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        # SQLite takes one writer at a time. One connection queues our transactions on the pool,
+        # which wakes the next at once, instead of in SQLite's busy handler, which sleeps up to
+        # 100 ms between tries; the busy timeout still covers other processes.
         engine = create_async_engine(
-            parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            parsed,
+            pool_size=1,
+            max_overflow=0,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         )
         event.listen(engine.sync_engine, "connect", _enable_sqlite_pragmas)
         return engine
