@@ -33,6 +33,7 @@ from bot.rate_limit import ReplyFirstRateLimiter
 from bot.settings import Settings
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
+from memory.tokens import encoding
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +81,10 @@ def build_services(settings: Settings) -> Services:
 
 
 async def post_init(application: Application) -> None:
-    """Say who we are once Telegram has answered getMe."""
+    """Get ready to answer once Telegram has answered getMe."""
     settings = application.bot_data["services"].settings
+    # Building the tokenizer takes a third of a second; the first message should not wait.
+    encoding()
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
     application.bot_data["recovery"] = asyncio.create_task(answer_unanswered(application))

@@ -4,10 +4,12 @@ import json
 import re
 from datetime import UTC, datetime
 
+from bot.migrations import upgrade_database_async
 from memory.budget import usage_of
 from memory.categories import Category
+from memory.tokens import encoding
 from tests.buttons import buttons, last_to
-from tests.harness import FRIEND, OWNER
+from tests.harness import FRIEND, OWNER, BotHarness, make_settings
 
 DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
 
@@ -205,6 +207,18 @@ async def test_the_command_menu_is_registered_on_start(harness):
     [commands] = harness.tg.commands.values()
     assert [c["command"] for c in commands] == ["start", "help", "new", "memory"]
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
+
+
+async def test_the_tokenizer_is_ready_before_the_first_message(fakes, database_url):
+    tg, model = fakes
+    await upgrade_database_async(database_url)
+    encoding.cache_clear()
+    bot = BotHarness(tg, model, make_settings(tg, model, database_url))
+    await bot.start()
+    try:
+        assert encoding.cache_info().currsize == 1
+    finally:
+        await bot.stop()
 
 
 async def test_a_failing_command_menu_does_not_stop_the_bot(harness):
