@@ -96,6 +96,22 @@ def _continue_statement() -> Update:
 
 
 @functools.cache
+def _end_open_statement() -> Update:
+    """End the chat's open conversations."""
+    return (
+        update(Conversation)
+        .where(Conversation.chat_id == bindparam("chat"), Conversation.ended_at.is_(None))
+        .values(ended_at=bindparam("now"))
+    )
+
+
+@functools.cache
+def _insert_conversation_statement() -> Insert:
+    """Insert a conversation and return its id."""
+    return insert(Conversation).returning(Conversation.id)
+
+
+@functools.cache
 def _turns_statement() -> Select:
     """Select a conversation's turns not yet folded into its summary, oldest first."""
     summary_through = (
@@ -182,24 +198,20 @@ class ConversationStore:
         self, session: AsyncSession, chat_id: int, owner_id: int, memory_on: bool, now: datetime
     ) -> ConversationState:
         """End the chat's idle conversation and start one with the owner's memory block."""
-        await session.execute(
-            update(Conversation)
-            .where(Conversation.chat_id == chat_id, Conversation.ended_at.is_(None))
-            .values(ended_at=now)
-            .execution_options(synchronize_session=False)
-        )
+        connection = await session.connection()
+        await connection.execute(_end_open_statement(), {"chat": chat_id, "now": now})
         block = await _memory_block(session, owner_id, memory_on)
-        conversation_id = await session.scalar(
-            insert(Conversation)
-            .values(
-                chat_id=chat_id,
-                owner_id=owner_id,
-                memory_block=block,
-                started_at=now,
-                last_activity_at=now,
-            )
-            .returning(Conversation.id)
+        result = await connection.execute(
+            _insert_conversation_statement(),
+            {
+                "chat_id": chat_id,
+                "owner_id": owner_id,
+                "memory_block": block,
+                "started_at": now,
+                "last_activity_at": now,
+            },
         )
+        conversation_id = result.scalar_one()
         return ConversationState(conversation_id, chat_id, owner_id, block, None)
 
     async def snapshot(self, conversation: ConversationState) -> Snapshot:
@@ -214,10 +226,9 @@ class ConversationStore:
     async def end(self, chat_id: int) -> bool:
         """End the chat's open conversation; tell whether there was one."""
         async with self._sessionmaker.begin() as session:
-            result = await session.execute(
-                update(Conversation)
-                .where(Conversation.chat_id == chat_id, Conversation.ended_at.is_(None))
-                .values(ended_at=self._clock())
+            connection = await session.connection()
+            result = await connection.execute(
+                _end_open_statement(), {"chat": chat_id, "now": self._clock()}
             )
             return result.rowcount > 0
 

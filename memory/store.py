@@ -1,10 +1,11 @@
 """Owner-scoped memory storage: versions, soft delete and restore, export, settings, undo log."""
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, func, select, true, update
+from sqlalchemy import ColumnElement, Row, Select, bindparam, func, select, true, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -162,14 +163,21 @@ def _with_current_version(*columns):
     )
 
 
-async def load_active_memories(session: AsyncSession, owner_id: int) -> list[MemoryItem]:
-    """Return the owner's active memories in block order, inside the caller's session."""
-    query = (
+@functools.cache
+def _active_memories_statement() -> Select:
+    """Select an owner's active memories with their current content, in block order."""
+    return (
         _with_current_version(*_ITEM_COLUMNS)
-        .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
+        .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
         .order_by(Memory.category, Memory.created_at, Memory.id)
     )
-    return [_item_from_row(row) for row in await session.execute(query)]
+
+
+async def load_active_memories(session: AsyncSession, owner_id: int) -> list[MemoryItem]:
+    """Return the owner's active memories in block order, inside the caller's session."""
+    connection = await session.connection()
+    rows = await connection.execute(_active_memories_statement(), {"owner": owner_id})
+    return [_item_from_row(row) for row in rows]
 
 
 def memory_enabled_expression(owner_id: int | ColumnElement[int]) -> ColumnElement[bool]:

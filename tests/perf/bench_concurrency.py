@@ -68,7 +68,7 @@ async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
     return [
         Row(
             key="concurrency",
-            figure=f"2. {scene}: all replies delivered, as shipped (with AIORateLimiter)",
+            figure=f"2. {scene}: all replies delivered, as shipped (30 messages a second)",
             value=f"{shipped:.2f} s",
             numbers=(shipped,),
             target=target,
@@ -78,7 +78,7 @@ async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
         ),
         Row(
             key="concurrency",
-            figure=f"2. {scene}: same, without AIORateLimiter (Telegram's 30 msg/s limit)",
+            figure=f"2. {scene}: same, without the rate limiter",
             value=f"{unlimited:.2f} s",
             numbers=(unlimited,),
             target=target,
@@ -94,7 +94,7 @@ async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
         ),
         Row(
             key="concurrency",
-            figure=f"2. Reference: {scene}, PTB + anthropic SDK alone, without AIORateLimiter",
+            figure=f"2. Reference: {scene}, PTB + anthropic SDK alone, without a rate limiter",
             value=f"{floor:.2f} s",
             numbers=(floor,),
             command=command("concurrency", options),
