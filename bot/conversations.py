@@ -11,9 +11,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.models import Conversation, Turn
-from memory.block import render_memory_block
+from memory.block_cache import owner_block
 from memory.models import utcnow
-from memory.store import load_active_memories, load_memory_enabled, memory_enabled_expression
+from memory.store import load_memory_enabled, memory_enabled_expression
 from memory.tokens import count_tokens
 
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
@@ -134,9 +134,7 @@ def _insert_turn_statement() -> Insert:
 
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
-    if not memory_on:
-        return ""
-    return render_memory_block(await load_active_memories(session, owner_id))
+    return await owner_block(session, owner_id) if memory_on else ""
 
 
 class ConversationStore:

@@ -152,3 +152,13 @@ class OwnerSettings(Base):
     owner_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     memory_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+
+
+class RenderedMemoryBlock(Base):
+    """An owner's memory block as last rendered; any write to their memories deletes it."""
+
+    __tablename__ = "agent_memory_blocks"
+
+    owner_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    block: Mapped[str] = mapped_column(Text, nullable=False)
+    rendered_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

@@ -1,11 +1,23 @@
 """Owner-scoped memory storage: versions, soft delete and restore, export, settings, undo log."""
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, Select, bindparam, func, select, true, update
+from sqlalchemy import (
+    ColumnElement,
+    Delete,
+    Row,
+    Select,
+    bindparam,
+    delete,
+    func,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -17,6 +29,7 @@ from memory.models import (
     MemoryChangeRecord,
     MemoryVersion,
     OwnerSettings,
+    RenderedMemoryBlock,
     utcnow,
 )
 
@@ -195,6 +208,12 @@ async def load_memory_enabled(session: AsyncSession, owner_id: int) -> bool:
     return bool(await session.scalar(select(memory_enabled_expression(owner_id))))
 
 
+@functools.cache
+def _forget_block_statement() -> Delete:
+    """Delete the owner's kept memory block."""
+    return delete(RenderedMemoryBlock).where(RenderedMemoryBlock.owner_id == bindparam("owner"))
+
+
 class MemoryStore:
     """Every read and write is scoped by owner; another owner's id is simply not found."""
 
@@ -205,6 +224,14 @@ class MemoryStore:
     ):
         self._sessionmaker = sessionmaker
         self.token_budget = token_budget
+
+    @contextlib.asynccontextmanager
+    async def _changing(self, owner_id: int) -> AsyncIterator[AsyncSession]:
+        """Open a transaction that changes the owner's memories and drops their kept block."""
+        async with self._sessionmaker.begin() as session:
+            connection = await session.connection()
+            await connection.execute(_forget_block_statement(), {"owner": owner_id})
+            yield session
 
     async def add(
         self,
@@ -232,7 +259,7 @@ class MemoryStore:
                 created_at=now,
             )
             try:
-                async with self._sessionmaker.begin() as session:
+                async with self._changing(owner_id) as session:
                     session.add(memory)
                     await session.flush()
                     session.add(version)
@@ -279,7 +306,7 @@ class MemoryStore:
         for attempt in range(1, attempts + 1):
             version = None
             try:
-                async with self._sessionmaker.begin() as session:
+                async with self._changing(owner_id) as session:
                     # Postgres queues writers of one memory on its row (NO KEY UPDATE leaves
                     # inserts referencing it alone); SQLite has no row locks, and the unique
                     # (memory_id, version_number) turns its race into a retry.
@@ -321,7 +348,7 @@ class MemoryStore:
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Soft-delete an active memory and return it as it was."""
-        async with self._sessionmaker.begin() as session:
+        async with self._changing(owner_id) as session:
             memory, current = await self._active_with_current(session, owner_id, memory_id)
             memory.deleted_at = utcnow()
             return _item(memory, current)
@@ -379,7 +406,7 @@ class MemoryStore:
 
     async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Bring back a soft-deleted memory of this owner."""
-        async with self._sessionmaker.begin() as session:
+        async with self._changing(owner_id) as session:
             memory, current = await self._any_with_current(session, owner_id, memory_id)
             if memory.deleted_at is None:
                 raise MemoryNotDeleted(memory_id)
@@ -388,7 +415,7 @@ class MemoryStore:
 
     async def clear(self, owner_id: int) -> int:
         """Soft-delete every active memory of this owner; return how many."""
-        async with self._sessionmaker.begin() as session:
+        async with self._changing(owner_id) as session:
             result = await session.execute(
                 update(Memory)
                 .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
@@ -469,7 +496,7 @@ class MemoryStore:
     async def undo(self, owner_id: int, change_id: int) -> UndoResult:
         """Undo a logged change once, unless the memory has changed since."""
         now = utcnow()
-        async with self._sessionmaker.begin() as session:
+        async with self._changing(owner_id) as session:
             change = await session.scalar(
                 select(MemoryChangeRecord).where(
                     MemoryChangeRecord.id == change_id, MemoryChangeRecord.owner_id == owner_id

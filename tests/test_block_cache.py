@@ -1,0 +1,79 @@
+"""The kept memory block always matches the memories: every kind of change drops it."""
+
+import pytest
+from sqlalchemy import func, select
+
+from memory.block import render_memory_block
+from memory.block_cache import owner_block
+from memory.categories import Category
+from memory.models import RenderedMemoryBlock
+
+ALICE, BOB = 1, 2
+
+
+async def block_of(sessionmaker, owner_id: int) -> str:
+    """Return the owner's block through the cache, committing what it keeps."""
+    async with sessionmaker.begin() as session:
+        return await owner_block(session, owner_id)
+
+
+async def kept_blocks(sessionmaker) -> int:
+    async with sessionmaker() as session:
+        return await session.scalar(select(func.count()).select_from(RenderedMemoryBlock))
+
+
+async def test_the_block_is_kept_and_read_back(sessionmaker, store):
+    await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    first = await block_of(sessionmaker, ALICE)
+    assert "green tea" in first and await kept_blocks(sessionmaker) == 1
+    assert await block_of(sessionmaker, ALICE) == first
+    assert await kept_blocks(sessionmaker) == 1
+
+
+async def change_alice(store, kind: str) -> None:
+    """Make one kind of change to ALICE's memories, on a memory created beforehand."""
+    memories = {m.subject: m for m in await store.list_active(ALICE)}
+    tea = memories["tea"]
+    if kind == "add":
+        await store.add(ALICE, "The user's sister is Jo", Category.PERSON, "Jo")
+    elif kind == "update":
+        await store.update(ALICE, tea.id, "The user now prefers black tea")
+    elif kind == "delete":
+        await store.delete(ALICE, tea.id)
+    elif kind == "restore":
+        [gone] = await store.list_deleted(ALICE, 1)
+        await store.restore(ALICE, gone.id)
+    elif kind == "clear":
+        await store.clear(ALICE)
+    elif kind == "undo":
+        change = await store.record_change(ALICE, tea.id, "updated", tea.version)
+        await store.undo(ALICE, change)
+
+
+@pytest.mark.parametrize("kind", ["add", "update", "delete", "restore", "clear", "undo"])
+async def test_every_change_renders_the_block_afresh(sessionmaker, store, kind):
+    tea = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE, "tea")
+    await store.update(ALICE, tea.id, "The user likes green tea a lot")
+    gone = await store.add(ALICE, "The user lives in Porto", Category.CONTEXT, "home")
+    await store.delete(ALICE, gone.id)
+    await store.add(BOB, "Bob's memory stays put", Category.CONTEXT)
+    bob_before = await block_of(sessionmaker, BOB)
+    before = await block_of(sessionmaker, ALICE)
+
+    await change_alice(store, kind)
+
+    after = await block_of(sessionmaker, ALICE)
+    assert after == render_memory_block(await store.list_active(ALICE))
+    assert after != before
+    # Another owner's kept block is untouched.
+    assert await kept_blocks(sessionmaker) == 2
+    assert await block_of(sessionmaker, BOB) == bob_before
+
+
+async def test_a_failed_change_keeps_the_block(sessionmaker, store):
+    await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    kept = await block_of(sessionmaker, ALICE)
+    with pytest.raises(LookupError):
+        await store.delete(ALICE, "nosuchid")
+    assert await kept_blocks(sessionmaker) == 1
+    assert await block_of(sessionmaker, ALICE) == kept
