@@ -138,9 +138,16 @@ def split_html(html: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
 
 def render_reply(markdown: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
     """Render a reply and split it into messages; a blank reply yields none."""
+    _check_limit(limit)
     if _is_blank(markdown):
         return []
-    return split_html(render_html(markdown), limit)
+    html = render_html(markdown)
+    if _utf16_len(html) <= limit:
+        # Most replies fit in one message; splitting would return them whole, at a cost of
+        # one object per character.
+        piece = _drop_empty_elements(html)
+        return [] if _is_blank(html_to_plain(piece)) else [piece]
+    return split_html(html, limit)
 
 
 def html_to_plain(html: str) -> str:

@@ -617,6 +617,12 @@ def test_fuzzed_replies_always_render_to_valid_pieces():
         assert_text_kept(plain(pieces), html_to_plain(render_html(markdown)))
 
 
+def test_a_reply_that_fits_comes_out_as_splitting_would_leave_it():
+    for n, markdown in enumerate(_fuzz_inputs(2000, seed=7)):
+        limit = (40, 150, MAX_MESSAGE_LENGTH)[n % 3]
+        assert render_reply(markdown, limit) == split_html(render_html(markdown), limit)
+
+
 def test_fuzzed_long_replies_split_to_valid_pieces():
     for markdown in _fuzz_inputs(20, seed=99):
         markdown = (markdown + "\n") * 60
