@@ -91,7 +91,8 @@ def _continue_statement() -> Update:
             Conversation.last_activity_at >= bindparam("idle_since"),
         )
         .values(last_activity_at=bindparam("now"))
-        .returning(*_STATE_COLUMNS, memory_enabled_expression(Conversation.owner_id))
+        # The owner as a parameter: SQLite's RETURNING leaves a correlated column unqualified.
+        .returning(*_STATE_COLUMNS, memory_enabled_expression(bindparam("owner")))
     )
 
 
@@ -170,7 +171,12 @@ class ConversationStore:
                 continued = (
                     await connection.execute(
                         _continue_statement(),
-                        {"chat": chat_id, "idle_since": now - self._idle_timeout, "now": now},
+                        {
+                            "chat": chat_id,
+                            "owner": owner_id,
+                            "idle_since": now - self._idle_timeout,
+                            "now": now,
+                        },
                     )
                 ).all()
                 if continued:

@@ -111,3 +111,13 @@ async def test_the_snapshot_tells_whether_memory_is_on(sessionmaker, store):
     await conversations.end(1)
     off = await conversations.store_user_message(1, 1, said("hi again"))
     assert off.memory_on is False and off.conversation.memory_block == ""
+
+
+async def test_a_continued_conversation_reads_its_own_owners_memory_switch(sessionmaker, store):
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    await store.set_memory_enabled(1, False)
+    await store.set_memory_enabled(3, True)
+    for owner in (1, 2, 3):
+        await conversations.store_user_message(owner, owner, said("hi"))
+    later = {o: await conversations.store_user_message(o, o, said("again")) for o in (1, 2, 3)}
+    assert {o: s.memory_on for o, s in later.items()} == {1: False, 2: True, 3: True}
