@@ -133,6 +133,12 @@ def _insert_turn_statement() -> Insert:
     return insert(Turn).returning(Turn.id)
 
 
+async def _insert_returning_id(session: AsyncSession, statement: Insert, **values: Any) -> int:
+    """Run an INSERT ... RETURNING id on the session's connection; return the new row's id."""
+    connection = await session.connection()
+    return (await connection.execute(statement, values)).scalar_one()
+
+
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
     return await owner_block(session, owner_id) if memory_on else ""
@@ -205,17 +211,15 @@ class ConversationStore:
         connection = await session.connection()
         await connection.execute(_end_open_statement(), {"chat": chat_id, "now": now})
         block = await _memory_block(session, owner_id, memory_on)
-        result = await connection.execute(
+        conversation_id = await _insert_returning_id(
+            session,
             _insert_conversation_statement(),
-            {
-                "chat_id": chat_id,
-                "owner_id": owner_id,
-                "memory_block": block,
-                "started_at": now,
-                "last_activity_at": now,
-            },
+            chat_id=chat_id,
+            owner_id=owner_id,
+            memory_block=block,
+            started_at=now,
+            last_activity_at=now,
         )
-        conversation_id = result.scalar_one()
         return ConversationState(conversation_id, chat_id, owner_id, block, None)
 
     async def snapshot(self, conversation: ConversationState) -> Snapshot:
@@ -256,19 +260,16 @@ class ConversationStore:
     ) -> StoredTurn:
         """Insert one turn, its tokens counted once here, and return it."""
         tokens = content_tokens(content)
-        connection = await session.connection()
-        result = await connection.execute(
+        turn_id = await _insert_returning_id(
+            session,
             _insert_turn_statement(),
-            {
-                "conversation_id": conversation_id,
-                "role": role,
-                "content": content,
-                "tokens": tokens,
-                "update_id": update_id,
-                "created_at": now,
-            },
+            conversation_id=conversation_id,
+            role=role,
+            content=content,
+            tokens=tokens,
+            update_id=update_id,
+            created_at=now,
         )
-        turn_id = result.scalar_one()
         return StoredTurn(turn_id, role, content, tokens, update_id)
 
     async def _update_seen(self, update_id: int) -> bool:
