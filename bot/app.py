@@ -24,7 +24,7 @@ from bot.chat import ChatService
 from bot.compaction import Compactor
 from bot.context import BotContext, Services
 from bot.conversations import ConversationStore
-from bot.filters import ADDRESSED_TO_BOT
+from bot.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
 from bot.memory_control import MemoryControl
 from bot.memory_handlers import add_memory_handlers
@@ -121,12 +121,11 @@ def file_base_url(api_base_url: str) -> str:
 def add_handlers(application: Application) -> None:
     """Register the guard, the commands and the chat handler."""
     application.add_handler(TypeHandler(Update, handlers.guard), group=-1)
-    commands = filters.UpdateType.MESSAGE
-    application.add_handler(CommandHandler("start", handlers.start, commands))
-    application.add_handler(CommandHandler("help", handlers.help_command, commands))
-    application.add_handler(CommandHandler("new", handlers.new_conversation, commands))
+    application.add_handler(CommandHandler("start", handlers.start, NEW_MESSAGES))
+    application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))
+    application.add_handler(CommandHandler("new", handlers.new_conversation, NEW_MESSAGES))
     add_memory_handlers(application)
-    new_messages = filters.UpdateType.MESSAGE & ADDRESSED_TO_BOT
+    new_messages = NEW_MESSAGES & ADDRESSED_TO_BOT
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)
     )

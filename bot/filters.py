@@ -2,7 +2,7 @@
 
 from telegram import Message, MessageEntity
 from telegram.constants import ChatType
-from telegram.ext.filters import MessageFilter
+from telegram.ext.filters import MessageFilter, UpdateType
 
 
 def is_addressed_to_bot(message: Message, bot_id: int, bot_username: str | None) -> bool:
@@ -37,3 +37,6 @@ class AddressedToBot(MessageFilter):
 
 
 ADDRESSED_TO_BOT = AddressedToBot(name="ADDRESSED_TO_BOT")
+
+# Commands and chat answer new messages only: an edit or a channel post is not a request.
+NEW_MESSAGES = UpdateType.MESSAGE

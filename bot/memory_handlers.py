@@ -16,6 +16,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import texts
 from bot.context import BotContext
+from bot.filters import NEW_MESSAGES
 from bot.memory_views import (
     AnswerClear,
     Button,
@@ -93,15 +94,6 @@ async def _edit(update: Update, context: BotContext, view: View) -> None:
             raise
 
 
-def _action(update: Update, kind: type):
-    """Return the pressed button's action if it is of this kind, in a chat; else None."""
-    action = parse_callback(update.callback_query.data)
-    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
-    if update.effective_chat is None or not isinstance(action, kind):
-        return None
-    return action
-
-
 async def _page(update: Update, context: BotContext, page: int) -> View:
     """Render a page of the owner's memories as they are now."""
     overview = await context.services.memory_control.overview(owner_id(update))
@@ -109,7 +101,13 @@ async def _page(update: Update, context: BotContext, page: int) -> View:
     return view
 
 
+async def _say(update: Update, context: BotContext, html: str) -> None:
+    """Send HTML we wrote to the update's chat."""
+    await send_html(context.bot, update.effective_chat.id, html)
+
+
 # --- /memory subcommands ---------------------------------------------------------------
+# A subcommand given an unknown id raises MemoryNotFound; memory_command answers it.
 
 
 async def list_memories(update: Update, context: BotContext) -> None:
@@ -119,79 +117,68 @@ async def list_memories(update: Update, context: BotContext) -> None:
 
 async def delete_memory(update: Update, context: BotContext) -> None:
     """Forget one memory by id."""
-    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    memory_id = _argument(context)
     if memory_id is None:
-        await send_html(context.bot, chat_id, texts.DELETE_USAGE)
+        await _say(update, context, texts.id_usage("delete"))
         return
-    try:
-        item = await context.services.memory_control.delete(owner_id(update), memory_id)
-    except MemoryNotFound:
-        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
-        return
-    await send_html(context.bot, chat_id, texts.deleted(item))
+    item = await context.services.memory_control.delete(owner_id(update), memory_id)
+    await _say(update, context, texts.deleted(item))
 
 
 async def restore_memory(update: Update, context: BotContext) -> None:
     """Bring back a deleted memory by id, or list the recently deleted ones."""
-    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    memory_id = _argument(context)
     control = context.services.memory_control
     if memory_id is None:
         deleted = await control.recently_deleted(owner_id(update))
-        await send_html(context.bot, chat_id, texts.restore_usage(deleted))
+        await _say(update, context, texts.restore_usage(deleted))
         return
     try:
         item = await control.restore(owner_id(update), memory_id)
-    except MemoryNotFound:
-        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
     except MemoryNotDeleted:
-        await send_html(context.bot, chat_id, texts.not_deleted(memory_id))
+        await _say(update, context, texts.not_deleted(memory_id))
     else:
-        await send_html(context.bot, chat_id, texts.restored(item))
+        await _say(update, context, texts.restored(item))
 
 
 async def memory_history(update: Update, context: BotContext) -> None:
     """Show every version of a memory with its date, newest last."""
-    chat_id, memory_id = update.effective_chat.id, _argument(context)
+    memory_id = _argument(context)
     if memory_id is None:
-        await send_html(context.bot, chat_id, texts.HISTORY_USAGE)
+        await _say(update, context, texts.id_usage("history"))
         return
-    try:
-        found = await context.services.memory_control.history(owner_id(update), memory_id)
-    except MemoryNotFound:
-        await send_html(context.bot, chat_id, texts.unknown_memory(memory_id))
-        return
+    found = await context.services.memory_control.history(owner_id(update), memory_id)
     zone = context.services.settings.zone
-    await send_html(context.bot, chat_id, texts.history(found.item, found.versions, zone))
+    await _say(update, context, texts.history(found.item, found.versions, zone))
 
 
 async def search_memories(update: Update, context: BotContext) -> None:
     """Show the active memories matching some words, best first, with their ids."""
-    chat_id, query = update.effective_chat.id, " ".join((context.args or [])[1:])
+    query = " ".join((context.args or [])[1:])
     if not query.strip():
-        await send_html(context.bot, chat_id, texts.SEARCH_USAGE)
+        await _say(update, context, texts.SEARCH_USAGE)
         return
     found = await context.services.memory_control.search(owner_id(update), query)
-    await send_html(context.bot, chat_id, texts.search_results(query, found, SEARCH_RESULTS_SHOWN))
+    await _say(update, context, texts.search_results(query, found, SEARCH_RESULTS_SHOWN))
 
 
 async def clear_memories(update: Update, context: BotContext) -> None:
     """Ask, with buttons, before forgetting every memory."""
     count = len(await context.services.memory_control.list(owner_id(update)))
     if count == 0:
-        await send_html(context.bot, update.effective_chat.id, texts.CLEAR_NOTHING)
+        await _say(update, context, texts.CLEAR_NOTHING)
         return
     await _send(context, update.effective_chat.id, clear_question(count))
 
 
 async def export_memories(update: Update, context: BotContext) -> None:
     """Send a JSON file with every memory and all its versions."""
-    chat_id = update.effective_chat.id
     export = await context.services.memory_control.export(owner_id(update))
     if export is None:
-        await send_html(context.bot, chat_id, texts.EXPORT_EMPTY)
+        await _say(update, context, texts.EXPORT_EMPTY)
         return
     await context.bot.send_document(
-        chat_id,
+        update.effective_chat.id,
         InputFile(export.data, filename=export.filename),
         caption=texts.export_caption(export.total, export.deleted),
         parse_mode=ParseMode.HTML,
@@ -203,18 +190,18 @@ async def memory_off(update: Update, context: BotContext) -> None:
     control = context.services.memory_control
     changed = await control.set_enabled(owner_id(update), False)
     count = len(await control.list(owner_id(update)))
-    await send_html(context.bot, update.effective_chat.id, texts.memory_off(changed, count))
+    await _say(update, context, texts.memory_off(changed, count))
 
 
 async def memory_on(update: Update, context: BotContext) -> None:
     """Use and save memories again."""
     changed = await context.services.memory_control.set_enabled(owner_id(update), True)
-    await send_html(context.bot, update.effective_chat.id, texts.memory_on(changed))
+    await _say(update, context, texts.memory_on(changed))
 
 
 async def memory_usage(update: Update, context: BotContext) -> None:
     """Explain the /memory subcommands."""
-    await send_html(context.bot, update.effective_chat.id, texts.MEMORY_USAGE)
+    await _say(update, context, texts.MEMORY_USAGE)
 
 
 # Subcommands with their argument count: None takes any number of words.
@@ -237,47 +224,37 @@ async def memory_command(update: Update, context: BotContext) -> None:
     handler, arity = SUBCOMMANDS.get(args[0].lower() if args else "list", (memory_usage, None))
     if arity is not None and len(args) > 1 + arity:
         handler = memory_usage
-    await handler(update, context)
+    try:
+        await handler(update, context)
+    except MemoryNotFound as missing:
+        await _say(update, context, texts.unknown_memory(missing.memory_id))
 
 
 # --- buttons ---------------------------------------------------------------------------
 
 
-async def show_page(update: Update, context: BotContext) -> None:
+async def show_page(update: Update, context: BotContext, action: ShowPage) -> None:
     """Show another page of the memory list in the same message."""
-    action = _action(update, ShowPage)
-    if action is None:
-        await stale_button(update, context)
-        return
     await update.callback_query.answer()
     await _edit(update, context, await _page(update, context, action.page))
 
 
-async def delete_button(update: Update, context: BotContext) -> None:
+async def delete_button(update: Update, context: BotContext, action: DeleteFromPage) -> None:
     """Forget the memory of a page's Delete button, then refresh the page."""
     query = update.callback_query
-    action = _action(update, DeleteFromPage)
-    if action is None:
-        await stale_button(update, context)
-        return
     try:
         item = await context.services.memory_control.delete(owner_id(update), action.memory_id)
     except MemoryNotFound:
         await query.answer(texts.MEMORY_GONE, show_alert=True)
     else:
         await query.answer()
-        await send_html(context.bot, update.effective_chat.id, texts.deleted(item))
+        await _say(update, context, texts.deleted(item))
     await _edit(update, context, await _page(update, context, action.page))
 
 
-async def clear_answer(update: Update, context: BotContext) -> None:
+async def clear_answer(update: Update, context: BotContext, action: AnswerClear) -> None:
     """Forget everything on Yes, or nothing on Cancel, and say which."""
-    query = update.callback_query
-    action = _action(update, AnswerClear)
-    if action is None:
-        await stale_button(update, context)
-        return
-    await query.answer()
+    await update.callback_query.answer()
     if action.confirmed:
         count = await context.services.memory_control.clear(owner_id(update))
         await _edit(update, context, View(texts.cleared(count)))
@@ -285,13 +262,9 @@ async def clear_answer(update: Update, context: BotContext) -> None:
         await _edit(update, context, View(texts.CLEAR_CANCELLED))
 
 
-async def undo_button(update: Update, context: BotContext) -> None:
+async def undo_button(update: Update, context: BotContext, action: Undo) -> None:
     """Undo a change the agent made, once, and take its Undo button away."""
     query = update.callback_query
-    action = _action(update, Undo)
-    if action is None:
-        await stale_button(update, context)
-        return
     try:
         result = await context.services.memory_control.undo(owner_id(update), action.change_id)
     except ChangeNotFound:
@@ -304,8 +277,26 @@ async def undo_button(update: Update, context: BotContext) -> None:
         return
     else:
         await query.answer(texts.UNDONE_ALERT)
-        await send_html(context.bot, update.effective_chat.id, texts.undone(result))
+        await _say(update, context, texts.undone(result))
     await _drop_pressed_button(update, context)
+
+
+BUTTONS = {
+    ShowPage: show_page,
+    DeleteFromPage: delete_button,
+    AnswerClear: clear_answer,
+    Undo: undo_button,
+}
+
+
+async def on_button(update: Update, context: BotContext) -> None:
+    """Run the pressed button's action, or say the button no longer works."""
+    action = parse_callback(update.callback_query.data)
+    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
+    if action is None or update.effective_chat is None:
+        await stale_button(update, context)
+        return
+    await BUTTONS[type(action)](update, context, action)
 
 
 async def _drop_pressed_button(update: Update, context: BotContext) -> None:
@@ -331,10 +322,6 @@ async def send_change_notice(
 
 def add_memory_handlers(application: Application) -> None:
     """Register the /memory command and its buttons."""
-    application.add_handler(CommandHandler("memory", memory_command))
-    application.add_handler(CallbackQueryHandler(show_page, pattern=r"^m:p:"))
-    application.add_handler(CallbackQueryHandler(delete_button, pattern=r"^m:d:"))
-    application.add_handler(CallbackQueryHandler(clear_answer, pattern=r"^m:c:"))
-    application.add_handler(CallbackQueryHandler(undo_button, pattern=r"^u:"))
-    # Anything else in our namespaces is malformed or from an older version of the bot.
-    application.add_handler(CallbackQueryHandler(stale_button, pattern=r"^(m|u):"))
+    application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))
+    # Malformed data in our namespaces, or from an older version of the bot, is a stale button.
+    application.add_handler(CallbackQueryHandler(on_button, pattern=r"^(m|u):"))

@@ -60,12 +60,6 @@ MEMORY_USAGE = (
     "/memory clear, /memory export, /memory off, /memory on\n"
     "For example <code>/memory delete a1b2c3d4</code>; /help explains each."
 )
-DELETE_USAGE = (
-    "Which memory? Give its id: <code>/memory delete a1b2c3d4</code>. /memory shows the ids."
-)
-HISTORY_USAGE = (
-    "Which memory? Give its id: <code>/memory history a1b2c3d4</code>. /memory shows the ids."
-)
 SEARCH_USAGE = "What should I look for? For example <code>/memory search Alec boss</code>."
 MODEL_UNAVAILABLE = (
     "Sorry, I can't reach the model right now. Your message is saved; please try again in a minute."
@@ -181,9 +175,19 @@ def not_deleted(memory_id: str) -> str:
     return f"<code>[{escape(memory_id)}]</code> is not deleted; /memory lists it."
 
 
+def _which_memory(subcommand: str) -> str:
+    """Ask which memory a subcommand is for."""
+    return f"Which memory? Give its id: <code>/memory {subcommand} a1b2c3d4</code>."
+
+
+def id_usage(subcommand: str) -> str:
+    """Ask for the id a subcommand needs, and say where ids are shown."""
+    return f"{_which_memory(subcommand)} /memory shows the ids."
+
+
 def restore_usage(recently_deleted: Sequence[MemoryItem]) -> str:
     """Ask for an id to restore, listing recently deleted memories."""
-    usage = "Which memory? Give its id: <code>/memory restore a1b2c3d4</code>."
+    usage = _which_memory("restore")
     if not recently_deleted:
         return f"{usage} Nothing is deleted right now."
     lines = "\n".join(memory_line(item) for item in recently_deleted)

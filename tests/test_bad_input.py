@@ -54,6 +54,11 @@ async def test_edits_channel_posts_and_senderless_messages_are_ignored(harness, 
     harness.tg.push_update(
         {"edited_message": {**user_message(OWNER, text="edited"), "edit_date": 1}}
     )
+    # An old message edited into a command does not run it.
+    for command in ("/memory off", "/memory", "/new", "/help"):
+        entity = {"type": "bot_command", "offset": 0, "length": len(command.split()[0])}
+        edited = user_message(OWNER, text=command, entities=[entity], edit_date=1)
+        harness.tg.push_update({"edited_message": edited})
     channel_post = {
         "message_id": 5,
         "chat": {"id": -1001, "type": "channel", "title": "News"},
