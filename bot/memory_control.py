@@ -3,9 +3,7 @@
 # MemoryControl.list shadows the builtin inside the class body; lazy annotations avoid that.
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from bot.conversations import ConversationStore
 from memory.budget import MemoryUsage, usage_of
@@ -16,8 +14,8 @@ from memory.search import search
 from memory.store import (
     MemoryItem,
     MemoryNotFound,
+    MemoryRecord,
     MemoryStore,
-    MemoryVersionItem,
     UndoResult,
 )
 
@@ -34,14 +32,6 @@ class MemoryOverview:
 
 
 @dataclass(frozen=True)
-class MemoryHistory:
-    """A memory and every version of it, oldest first."""
-
-    item: MemoryItem
-    versions: list[MemoryVersionItem]
-
-
-@dataclass(frozen=True)
 class ExportFile:
     """The export of an owner's memories, ready to upload."""
 
@@ -54,15 +44,9 @@ class ExportFile:
 class MemoryControl:
     """The owner's direct control of memory, keeping open conversations' blocks current."""
 
-    def __init__(
-        self,
-        memories: MemoryStore,
-        conversations: ConversationStore,
-        clock: Callable[[], datetime] = utcnow,
-    ):
+    def __init__(self, memories: MemoryStore, conversations: ConversationStore):
         self._memories = memories
         self._conversations = conversations
-        self._clock = clock
 
     async def list(self, owner_id: int) -> list[MemoryItem]:
         """Return the owner's active memories in block order."""
@@ -76,10 +60,6 @@ class MemoryControl:
             usage=usage_of(items, self._memories.token_budget),
             enabled=await self._memories.memory_enabled(owner_id),
         )
-
-    async def is_enabled(self, owner_id: int) -> bool:
-        """Tell whether conversations of this owner carry memory (block and tools)."""
-        return await self._memories.memory_enabled(owner_id)
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Forget one memory and re-render the block for the next turn."""
@@ -99,11 +79,11 @@ class MemoryControl:
         """Return the memories deleted most recently, to restore from."""
         return await self._memories.list_deleted(owner_id, RECENTLY_DELETED_SHOWN)
 
-    async def history(self, owner_id: int, memory_id: str) -> MemoryHistory:
+    async def history(self, owner_id: int, memory_id: str) -> MemoryRecord:
         """Return a memory, deleted or not, with every version."""
         _check_id(memory_id)
         item = await self._memories.find(owner_id, memory_id)
-        return MemoryHistory(item, await self._memories.history(owner_id, memory_id))
+        return MemoryRecord(item, await self._memories.history(owner_id, memory_id))
 
     async def search(self, owner_id: int, query: str) -> list[MemoryItem]:
         """Return the active memories matching the words, best first."""
@@ -112,7 +92,8 @@ class MemoryControl:
     async def clear(self, owner_id: int) -> int:
         """Forget every memory of the owner; return how many."""
         count = await self._memories.clear(owner_id)
-        await self._refresh(owner_id)
+        if count:
+            await self._refresh(owner_id)
         return count
 
     async def export(self, owner_id: int) -> ExportFile | None:
@@ -120,7 +101,7 @@ class MemoryControl:
         records = await self._memories.export(owner_id)
         if not records:
             return None
-        now = self._clock()
+        now = utcnow()
         document = export_document(
             owner_id, records, now, await self._memories.memory_enabled(owner_id)
         )
@@ -134,7 +115,8 @@ class MemoryControl:
     async def set_enabled(self, owner_id: int, enabled: bool) -> bool:
         """Turn memory on or off for the owner; tell whether that changed anything."""
         changed = await self._memories.set_memory_enabled(owner_id, enabled)
-        await self._refresh(owner_id)
+        if changed:
+            await self._refresh(owner_id)
         return changed
 
     async def undo(self, owner_id: int, change_id: int) -> UndoResult:

@@ -21,10 +21,10 @@ async def test_on_and_off_are_direct_changes_that_re_render_the_block(harness):
 
 async def test_the_control_service_tells_the_agent_whether_memory_is_on(harness):
     control = harness.services.memory_control
-    assert await control.is_enabled(OWNER) is True
+    assert (await control.overview(OWNER)).enabled is True
     await harness.say(OWNER, "/memory off")
-    assert await control.is_enabled(OWNER) is False
-    assert await control.is_enabled(FRIEND) is True
+    assert (await control.overview(OWNER)).enabled is False
+    assert (await control.overview(FRIEND)).enabled is True
 
 
 async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harness):
