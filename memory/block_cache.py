@@ -1,7 +1,8 @@
 """Keep each owner's rendered memory block, so a conversation starts without re-rendering it.
 
 MemoryStore deletes the kept block in the same transaction as any change to the owner's
-memories, so a kept block always matches the memories it was rendered from.
+memories, and on Postgres a rendering shares the owner's lock that a change takes alone, so a
+kept block always matches the memories it was rendered from.
 """
 
 import functools
@@ -12,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.block import render_memory_block
 from memory.models import RenderedMemoryBlock, utcnow
-from memory.store import load_active_memories
+from memory.store import load_active_memories, lock_owner_memories
 
 
 @functools.cache
@@ -38,6 +39,7 @@ async def owner_block(session: AsyncSession, owner_id: int) -> str:
     kept = (await connection.execute(_kept_statement(), {"owner": owner_id})).scalar()
     if kept is not None:
         return kept
+    await lock_owner_memories(session, owner_id, shared=True)
     block = render_memory_block(await load_active_memories(session, owner_id))
     await connection.execute(
         _keep_statement(connection.dialect.name),

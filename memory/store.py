@@ -15,6 +15,7 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    text,
     true,
     update,
 )
@@ -208,6 +209,28 @@ async def load_memory_enabled(session: AsyncSession, owner_id: int) -> bool:
     return bool(await session.scalar(select(memory_enabled_expression(owner_id))))
 
 
+# pg_advisory_xact_lock's two-key space for "an owner's memories" ("mblk" in ASCII); the
+# migration lock uses the one-key space, which never overlaps it.
+MEMORY_LOCK_SPACE = 0x6D626C6B
+
+
+async def lock_owner_memories(session: AsyncSession, owner_id: int, *, shared: bool) -> None:
+    """On Postgres, queue changes to an owner's memories against renderings of their block.
+
+    Changes take the lock alone, renderings share it, so a block is never rendered from
+    memories a concurrent change is replacing. SQLite needs none: it has one writer at a time,
+    and the bot one connection.
+    """
+    connection = await session.connection()
+    if connection.dialect.name != "postgresql":
+        return
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    await connection.execute(
+        text(f"SELECT {function}(:space, :key)"),
+        {"space": MEMORY_LOCK_SPACE, "key": owner_id % 2**31},
+    )
+
+
 @functools.cache
 def _forget_block_statement() -> Delete:
     """Delete the owner's kept memory block."""
@@ -229,6 +252,7 @@ class MemoryStore:
     async def _changing(self, owner_id: int) -> AsyncIterator[AsyncSession]:
         """Open a transaction that changes the owner's memories and drops their kept block."""
         async with self._sessionmaker.begin() as session:
+            await lock_owner_memories(session, owner_id, shared=False)
             connection = await session.connection()
             await connection.execute(_forget_block_statement(), {"owner": owner_id})
             yield session

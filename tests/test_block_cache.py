@@ -1,5 +1,7 @@
 """The kept memory block always matches the memories: every kind of change drops it."""
 
+import asyncio
+
 import pytest
 from sqlalchemy import func, select
 
@@ -77,3 +79,15 @@ async def test_a_failed_change_keeps_the_block(sessionmaker, store):
         await store.delete(ALICE, "nosuchid")
     assert await kept_blocks(sessionmaker) == 1
     assert await block_of(sessionmaker, ALICE) == kept
+
+
+async def test_a_change_made_while_a_block_is_rendered_is_not_lost(sessionmaker, store):
+    await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    async with sessionmaker.begin() as rendering:
+        await owner_block(rendering, ALICE)  # rendered and kept, not yet committed
+        change = asyncio.create_task(store.add(ALICE, "The user's sister is Jo", Category.PERSON))
+        await asyncio.sleep(0.3)  # the change gets as far as it can meanwhile
+    await change
+    block = await block_of(sessionmaker, ALICE)
+    assert "sister is Jo" in block
+    assert block == render_memory_block(await store.list_active(ALICE))
