@@ -2,7 +2,7 @@
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -151,6 +151,20 @@ _ITEM_COLUMNS = (
 )
 
 
+def normalize_subject(subject: str | None) -> str | None:
+    """Fold a subject's spacing to single spaces; a blank subject is no subject."""
+    return " ".join(subject.split()) or None if subject else None
+
+
+def find_by_subject(items: Iterable[MemoryItem], subject: str) -> MemoryItem | None:
+    """Return the memory with this subject, ignoring spacing and case in any script."""
+    wanted = " ".join(subject.split()).casefold()
+    return next(
+        (i for i in items if i.subject and " ".join(i.subject.split()).casefold() == wanted),
+        None,
+    )
+
+
 def _item_from_row(row: Row) -> MemoryItem:
     """Build an item from a row of _ITEM_COLUMNS."""
     memory_id, owner_id, category, *rest = row
@@ -272,7 +286,7 @@ class MemoryStore:
                 id=new_memory_id(),
                 owner_id=owner_id,
                 category=Category(category).value,
-                subject=" ".join(subject.split()) or None if subject else None,
+                subject=normalize_subject(subject),
                 created_at=now,
             )
             version = MemoryVersion(
@@ -299,22 +313,6 @@ class MemoryStore:
         """Tell whether any owner already has this id."""
         async with self._sessionmaker() as session:
             return await session.get(Memory, memory_id) is not None
-
-    async def find_by_subject(self, owner_id: int, subject: str) -> MemoryItem | None:
-        """Return the owner's active memory with this subject, ignoring case and spacing."""
-        wanted = " ".join(subject.split())
-        query = _with_current_version().where(
-            Memory.owner_id == owner_id,
-            Memory.deleted_at.is_(None),
-            func.lower(Memory.subject) == wanted.lower(),
-        )
-        async with self._sessionmaker() as session:
-            rows = (await session.execute(query)).all()
-        # SQL lower() is ASCII-only on SQLite; casefold decides for the rest.
-        for memory, version in rows:
-            if " ".join(memory.subject.split()).casefold() == wanted.casefold():
-                return _item(memory, version)
-        return None
 
     async def update(
         self,

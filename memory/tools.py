@@ -18,7 +18,13 @@ from pydantic import (
 from memory.budget import MemoryUsage, new_memory_tokens, usage_of
 from memory.categories import Category
 from memory.ids import ID_PATTERN
-from memory.store import MemoryItem, MemoryNotFound, MemoryStore
+from memory.store import (
+    MemoryItem,
+    MemoryNotFound,
+    MemoryStore,
+    find_by_subject,
+    normalize_subject,
+)
 
 MemoryContent = Annotated[
     str,
@@ -56,9 +62,8 @@ class AddToMemoryArgs(BaseModel):
     @field_validator("subject")
     @classmethod
     def _blank_subject_is_none(cls, subject: str | None) -> str | None:
-        """Treat a blank subject as no subject."""
-        subject = " ".join(subject.split()) if subject else None
-        return subject or None
+        """Fold the subject's spacing; treat a blank subject as no subject."""
+        return normalize_subject(subject)
 
 
 MemoryId = Annotated[
@@ -123,15 +128,16 @@ class ToolContext:
 
 async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
     """Save a new memory unless one with the same subject exists."""
+    active = await ctx.store.list_active(ctx.owner_id)
     if args.subject:
-        existing = await ctx.store.find_by_subject(ctx.owner_id, args.subject)
+        existing = find_by_subject(active, args.subject)
         if existing is not None:
             return ToolOutcome(
                 f"Not saved: memory {existing.id} already has the subject '{existing.subject}' "
                 f"('{existing.content}'). Call update_memory with memory_id '{existing.id}' "
                 "and the full new content instead."
             )
-    usage = usage_of(await ctx.store.list_active(ctx.owner_id), ctx.store.token_budget)
+    usage = usage_of(active, ctx.store.token_budget)
     needed = new_memory_tokens(args.content, args.category, args.subject)
     if not usage.fits(needed):
         return ToolOutcome(

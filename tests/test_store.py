@@ -7,7 +7,7 @@ from sqlalchemy.exc import IntegrityError
 from memory.categories import Category
 from memory.ids import is_memory_id
 from memory.models import Memory, MemoryVersion
-from memory.store import MemoryNotFound
+from memory.store import MemoryNotFound, find_by_subject
 
 ALICE, BOB = 111, 222
 
@@ -70,7 +70,7 @@ async def test_other_owners_ids_are_not_found(store):
             await call
     assert [m.content for m in await store.list_active(BOB)] == ["Bob likes jazz music"]
     assert (await store.get(ALICE, item.id)).content == "Alice's secret project is Falcon"
-    assert await store.find_by_subject(BOB, "Falcon") is None
+    assert find_by_subject(await store.list_active(BOB), "Falcon") is None
 
 
 async def test_list_active_is_in_block_order(store):
@@ -94,8 +94,14 @@ async def test_list_active_is_in_block_order(store):
 
 async def test_find_by_subject_ignores_case_and_spacing(store):
     item = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec  Smith")
-    assert (await store.find_by_subject(ALICE, "alec smith")).id == item.id
-    assert await store.find_by_subject(ALICE, "Alec") is None
+    emile = await store.add(ALICE, "Émile is the user's cousin", Category.PERSON, "Émile")
+    street = await store.add(ALICE, "The user lives on Hauptstraße", Category.CONTEXT, "Straße")
+    active = await store.list_active(ALICE)
+    assert find_by_subject(active, "alec smith").id == item.id
+    assert find_by_subject(active, "Alec") is None
+    # Case folding beyond ASCII, which SQL lower() does not do on SQLite.
+    assert find_by_subject(active, "ÉMILE").id == emile.id
+    assert find_by_subject(active, "STRASSE").id == street.id
 
 
 async def test_a_failed_add_writes_nothing(store, sessionmaker):

@@ -50,6 +50,17 @@ async def test_add_with_existing_subject_points_to_update(store):
     assert len(await store.list_active(ALICE)) == 1
 
 
+async def test_an_existing_subject_matches_in_any_case_and_script(store):
+    existing = await store.add(ALICE, "Émile is the user's cousin", Category.PERSON, "Émile")
+    outcome = await run_tool(
+        ToolContext(store, ALICE),
+        "add_to_memory",
+        {"content": "Émile lives in Lyon", "category": "person", "subject": "ÉMILE"},
+    )
+    assert existing.id in outcome.content and outcome.change is None
+    assert len(await store.list_active(ALICE)) == 1
+
+
 async def test_update_reports_old_and_new(store):
     existing = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
     outcome = await run_tool(
