@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from anthropic import APIError, AsyncAnthropic
+from anthropic import (
+    APIConnectionError,
+    APIError,
+    AsyncAnthropic,
+    InternalServerError,
+    RateLimitError,
+)
 
 from bot.conversations import ConversationStore, Snapshot, StoredTurn
 
@@ -111,8 +117,12 @@ class Compactor:
                 **summary_request(self._model, conversation.summary, folded)
             )
             summary = "".join(b.text for b in response.content if b.type == "text").strip() or None
+        except (APIConnectionError, RateLimitError, InternalServerError) as error:
+            # The model is away (the SDK's retries ran out): keep everything, try next turn.
+            logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
+            return snapshot
         except APIError as error:
-            # Dropping the oldest turns unsummarised beats blocking the user.
+            # The request itself is refused: dropping the oldest turns beats blocking the user.
             logger.warning("summarising conversation %s failed: %s", conversation.id, error)
             summary = None
         await self._conversations.compact(conversation.id, summary, folded[-1].id)

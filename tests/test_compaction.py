@@ -119,3 +119,25 @@ async def test_when_summarising_fails_the_oldest_turns_are_dropped(small_budget_
     assert any(is_summary_request(r) for r in model.requests)
     assert len(chats[-1]["messages"]) < 2 * 12
     assert len(chats[-1]["system"]) == 2  # no summary block
+
+
+async def test_when_the_model_is_away_no_history_is_dropped(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    away = True
+    model.default = lambda request: (
+        error(529, "overloaded_error", "Overloaded")
+        if away and is_summary_request(request)
+        else text("ok " * 50)
+    )
+    for i in range(12):
+        assert await bot.say(OWNER, f"Message {i}: " + "words " * 150)
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert any(is_summary_request(r) for r in model.requests)
+    assert "Message 0:" in str(chats[-1]["messages"][0])  # over budget, but all still there
+
+    away = False
+    await bot.say(OWNER, "Message 12: " + "words " * 150)
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert "Message 0:" not in str(chats[-1]["messages"])
+    assert len(chats[-1]["system"]) == 3  # folded into a summary this time
