@@ -1,7 +1,6 @@
 """Build the Telegram Application and everything it depends on, from Settings."""
 
 import asyncio
-import contextlib
 import logging
 from datetime import timedelta
 
@@ -106,8 +105,9 @@ async def post_shutdown(application: Application) -> None:
     recovery = application.bot_data.get("recovery")
     if recovery is not None:
         # Cancelling it mid-query can strand a database connection; it is short, so wait.
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(recovery, timeout=RECOVERY_WAIT_SECONDS)
+        await asyncio.wait({recovery}, timeout=RECOVERY_WAIT_SECONDS)
+        if recovery.done() and not recovery.cancelled() and recovery.exception():
+            logger.error("answering after the restart failed", exc_info=recovery.exception())
     await services.anthropic.close()
     await services.engine.dispose()
 

@@ -44,24 +44,19 @@ class ChatService:
         snapshot = await self._conversations.store_user_message(
             chat_id, owner_id, user_turn_content(text, now, sender_name), update_id
         )
-        return await self._answer(snapshot)
+        return await self.answer(snapshot)
 
-    async def answer(self, conversation: ConversationState) -> AgentReply:
-        """Let the agent answer the conversation's newest user message, as stored now."""
-        return await self._answer(await self._conversations.snapshot(conversation))
-
-    async def _answer(self, snapshot: Snapshot) -> AgentReply:
+    async def answer(self, snapshot: Snapshot) -> AgentReply:
         """Compact the history if it is over budget, then let the agent answer."""
         return await self._agent.respond(await self._compactor.compact_if_needed(snapshot))
+
+    async def snapshot(self, conversation_id: int) -> Snapshot:
+        """Return a conversation as stored now, to answer it again after a restart."""
+        return await self._conversations.snapshot(conversation_id)
 
     async def unanswered(self) -> list[ConversationState]:
         """Return conversations left with an unanswered message by a crash or a stop."""
         return await self._conversations.unanswered()
-
-    async def still_unanswered(self, conversation: ConversationState) -> bool:
-        """Tell whether the conversation still ends with the user's message."""
-        turns = await self._conversations.turns(conversation.id)
-        return bool(turns) and turns[-1].role == "user"
 
     async def new_conversation(self, chat_id: int) -> bool:
         """End the chat's conversation so the next message starts afresh."""

@@ -67,6 +67,11 @@ class Snapshot:
     turns: list[StoredTurn]
     memory_on: bool
 
+    @property
+    def unanswered(self) -> bool:
+        """Tell whether the newest turn is the user's, still waiting for the model."""
+        return bool(self.turns) and self.turns[-1].role == "user"
+
 
 # Plain columns, not ORM objects: a turn reads and writes these on every message.
 _STATE_COLUMNS = (
@@ -222,14 +227,15 @@ class ConversationStore:
         )
         return ConversationState(conversation_id, chat_id, owner_id, block, None)
 
-    async def snapshot(self, conversation: ConversationState) -> Snapshot:
-        """Return the conversation with its turns as stored now, to answer it again."""
+    async def snapshot(self, conversation_id: int) -> Snapshot:
+        """Return a conversation as stored now: its state, its turns and the memory switch."""
+        query = select(*_STATE_COLUMNS, memory_enabled_expression(Conversation.owner_id)).where(
+            Conversation.id == conversation_id
+        )
         async with self._sessionmaker() as session:
-            return Snapshot(
-                conversation,
-                await self._load_turns(session, conversation.id),
-                await load_memory_enabled(session, conversation.owner_id),
-            )
+            *state, memory_on = (await session.execute(query)).one()
+            turns = await self._load_turns(session, conversation_id)
+        return Snapshot(ConversationState(*state), turns, memory_on)
 
     async def end(self, chat_id: int) -> bool:
         """End the chat's open conversation; tell whether there was one."""
@@ -277,11 +283,6 @@ class ConversationStore:
         async with self._sessionmaker() as session:
             found = await session.scalar(select(Turn.id).where(Turn.update_id == update_id))
             return found is not None
-
-    async def turns(self, conversation_id: int) -> list[StoredTurn]:
-        """Return the turns not yet folded into the summary, in the order they happened."""
-        async with self._sessionmaker() as session:
-            return await self._load_turns(session, conversation_id)
 
     @staticmethod
     async def _load_turns(session: AsyncSession, conversation_id: int) -> list[StoredTurn]:

@@ -25,15 +25,23 @@ async def answer_unanswered(application: Application) -> None:
         logger.info("answering %d message(s) left unanswered by the last run", len(pending))
 
     async def answer(conversation: ConversationState) -> None:
-        # A new message in the same chat may have answered it meanwhile.
-        if await services.chat.still_unanswered(conversation):
+        # Read it again under the chat's lock: a newer message may have answered or compacted it.
+        snapshot = await services.chat.snapshot(conversation.id)
+        if snapshot.unanswered:
             context = BotContext(application)
-            await respond(context, conversation.chat_id, services.chat.answer(conversation))
+            await respond(context, conversation.chat_id, services.chat.answer(snapshot))
 
-    await asyncio.gather(
+    results = await asyncio.gather(
         *(processor.run_exclusive(c.chat_id, answer(c)) for c in pending),
         return_exceptions=True,
     )
+    for conversation, result in zip(pending, results, strict=True):
+        if isinstance(result, Exception):
+            logger.error(
+                "could not answer conversation %s after the restart",
+                conversation.id,
+                exc_info=result,
+            )
 
 
 async def stop_gracefully(application: Application, grace_seconds: float) -> None:

@@ -46,7 +46,9 @@ async def test_idle_timeout_starts_a_new_conversation_with_a_fresh_block(session
     assert "green tea" in fresh.conversation.memory_block
     assert "green tea" not in first.conversation.memory_block
     assert [t.content for t in fresh.turns] == [said("back")]
-    assert [t.content[0]["text"] for t in await conversations.turns(first.conversation.id)] == [
+    assert [
+        t.content[0]["text"] for t in (await conversations.snapshot(first.conversation.id)).turns
+    ] == [
         "hi",
         "still here",
         "and here",
@@ -74,7 +76,7 @@ async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
     first = await conversations.store_user_message(1, 1, said("hello"), update_id=42)
     with pytest.raises(DuplicateUpdate):
         await conversations.store_user_message(1, 1, said("hello"), update_id=42)
-    turns = await conversations.turns(first.conversation.id)
+    turns = (await conversations.snapshot(first.conversation.id)).turns
     assert [t.update_id for t in turns] == [42]
 
 
@@ -87,16 +89,16 @@ async def test_a_redelivered_first_message_leaves_no_empty_conversation(sessionm
         await conversations.store_user_message(1, 1, said("hello"), update_id=7)
     # The rolled-back attempt neither ended the old conversation nor started another.
     assert await conversations.end(1) is True
-    assert await conversations.turns(first.conversation.id) != []
+    assert (await conversations.snapshot(first.conversation.id)).turns != []
 
 
 async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
     first = await conversations.store_user_message(1, 1, said("a b c"))
     reply = await conversations.append(first.conversation.id, "assistant", said("d e"))
-    assert [t.tokens for t in await conversations.turns(first.conversation.id)] == [3, 2]
+    assert [t.tokens for t in (await conversations.snapshot(first.conversation.id)).turns] == [3, 2]
     await conversations.compact(first.conversation.id, "summary", first.turns[0].id)
-    assert await conversations.turns(first.conversation.id) == [reply]
+    assert (await conversations.snapshot(first.conversation.id)).turns == [reply]
     later = await conversations.store_user_message(1, 1, said("f"))
     assert [t.id for t in later.turns] == [reply.id, later.turns[-1].id]
 
@@ -107,7 +109,7 @@ async def test_the_snapshot_tells_whether_memory_is_on(sessionmaker, store):
     on = await conversations.store_user_message(1, 1, said("hi"))
     assert on.memory_on and "green tea" in on.conversation.memory_block
     await store.set_memory_enabled(1, False)
-    assert (await conversations.snapshot(on.conversation)).memory_on is False
+    assert (await conversations.snapshot(on.conversation.id)).memory_on is False
     await conversations.end(1)
     off = await conversations.store_user_message(1, 1, said("hi again"))
     assert off.memory_on is False and off.conversation.memory_block == ""
