@@ -71,6 +71,7 @@ class Agent:
     ):
         self._client = client
         self._config = config
+        self._tools = tool_definitions()
         self._conversations = conversations
         self._memories = memories
 
@@ -80,7 +81,7 @@ class Agent:
         conversation = snapshot.conversation
         # The turns as stored: each turn stored below is added here too.
         turns = list(snapshot.turns)
-        tools = tool_definitions() if snapshot.memory_on else []
+        tools = self._tools if snapshot.memory_on else []
         ctx = ToolContext(self._memories, conversation.owner_id, conversation.id)
         texts: list[str] = []
         for round_number in range(self._config.max_tool_rounds + 1):

@@ -1,6 +1,5 @@
 """Keep a conversation's history under its token budget by summarising the older part."""
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -15,6 +14,7 @@ from anthropic import (
 )
 
 from bot.conversations import ConversationStore, Snapshot, StoredTurn
+from bot.prompt import block_text
 
 logger = logging.getLogger(__name__)
 
@@ -61,17 +61,9 @@ def choose_cut(turns: Sequence[StoredTurn], budget: int) -> int | None:
 
 def transcript(turns: Sequence[StoredTurn]) -> str:
     """Render turns as plain text for the summariser."""
-    lines = []
-    for turn in turns:
-        for block in turn.content:
-            kind = block.get("type")
-            if kind == "text":
-                lines.append(f"{turn.role}: {block['text']}")
-            elif kind == "tool_use":
-                lines.append(f"assistant called {block['name']}({json.dumps(block['input'])})")
-            elif kind == "tool_result":
-                lines.append(f"tool result: {block.get('content')}")
-    return "\n".join(lines)
+    return "\n".join(
+        f"{turn.role}: {block_text(block)}" for turn in turns for block in turn.content
+    )
 
 
 def summary_request(

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.models import Conversation, Turn
+from bot.prompt import block_text
 from memory.block_cache import owner_block
 from memory.models import utcnow
 from memory.store import load_memory_enabled, memory_enabled_expression
@@ -48,15 +49,7 @@ class StoredTurn:
 
 def content_tokens(content: list[dict[str, Any]]) -> int:
     """Count the tokens of a turn's text, tool calls and tool results."""
-    parts = []
-    for block in content:
-        if block.get("type") == "text":
-            parts.append(block.get("text", ""))
-        elif block.get("type") == "tool_use":
-            parts.append(f"{block.get('name')} {block.get('input')}")
-        elif block.get("type") == "tool_result":
-            parts.append(str(block.get("content", "")))
-    return count_tokens("\n".join(parts))
+    return count_tokens("\n".join(block_text(block) for block in content))
 
 
 @dataclass(frozen=True)
@@ -175,6 +168,7 @@ class ConversationStore:
         Raises DuplicateUpdate when this update was stored before (a redelivery).
         """
         now = self._clock()
+        tokens = content_tokens(content)  # before the transaction: SQLite's lock is short
         try:
             async with self._sessionmaker.begin() as session:
                 connection = await session.connection()
@@ -200,7 +194,7 @@ class ConversationStore:
                     turns = []
                 turns.append(
                     await self._insert_turn(
-                        session, conversation.id, "user", content, update_id, now
+                        session, conversation.id, "user", content, tokens, update_id, now
                     )
                 )
         except IntegrityError:
@@ -250,9 +244,10 @@ class ConversationStore:
         self, conversation_id: int, role: str, content: list[dict[str, Any]]
     ) -> StoredTurn:
         """Store one turn of the model's side of the exchange and return it."""
+        tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:
             return await self._insert_turn(
-                session, conversation_id, role, content, None, self._clock()
+                session, conversation_id, role, content, tokens, None, self._clock()
             )
 
     @staticmethod
@@ -261,11 +256,11 @@ class ConversationStore:
         conversation_id: int,
         role: str,
         content: list[dict[str, Any]],
+        tokens: int,
         update_id: int | None,
         now: datetime,
     ) -> StoredTurn:
-        """Insert one turn, its tokens counted once here, and return it."""
-        tokens = content_tokens(content)
+        """Insert one turn with its token count and return it."""
         turn_id = await _insert_returning_id(
             session,
             _insert_turn_statement(),

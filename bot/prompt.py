@@ -1,6 +1,5 @@
 """Assemble the Messages API request in cache order: tools, system, messages."""
 
-import copy
 import json
 from collections.abc import Sequence
 from datetime import datetime
@@ -64,6 +63,14 @@ tell the user briefly what went wrong. Memory ids are internal: mention one only
 user asks about their memories.
 """
 
+# With memory off the block and the tools are left out, and the instructions above would
+# mislead the model; this comes after them, so the cached instructions stay the same.
+MEMORY_OFF_NOTE = (
+    "Memory is off for this chat: you have no memory block and no memory tools, and nothing "
+    "you are told is saved. Earlier memory tool calls in the history are only a record. If "
+    "the user asks you to remember something, say memory is off and /memory on turns it "
+    "back on."
+)
 CACHE_CONTROL = {"type": "ephemeral"}
 SUMMARY_HEADER = "## Earlier in this conversation\n\n"
 
@@ -89,7 +96,8 @@ def normalize_history(turns: Sequence[tuple[str, list[dict]]]) -> list[dict[str,
     """Make stored turns a valid message list: alternating roles, every tool_use answered."""
     messages: list[dict[str, Any]] = []
     for role, content in turns:
-        blocks = [copy.deepcopy(b) for b in content if b.get("type") != "text" or b.get("text")]
+        # Blocks are shared, not copied: nothing below changes one in place.
+        blocks = [b for b in content if b.get("type") != "text" or b.get("text")]
         if not blocks:
             continue
         if messages and messages[-1]["role"] == role:
@@ -139,21 +147,30 @@ def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any
     return marked
 
 
+def block_text(block: dict[str, Any]) -> str:
+    """Return a content block as plain text: a text, a tool call or a tool result."""
+    kind = block.get("type")
+    if kind == "text":
+        return block.get("text", "")
+    if kind == "tool_use":
+        return f"[called {block.get('name')} {json.dumps(block.get('input'), ensure_ascii=False)}]"
+    if kind == "tool_result":
+        return f"[tool result: {block.get('content')}]"
+    return ""
+
+
 def tool_blocks_as_text(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rewrite tool calls and results as text, for a request that offers no tools."""
-    rewritten = []
-    for message in messages:
-        blocks = []
-        for block in message["content"]:
-            if block.get("type") == "tool_use":
-                call = json.dumps(block.get("input"), ensure_ascii=False)
-                blocks.append({"type": "text", "text": f"[called {block['name']} {call}]"})
-            elif block.get("type") == "tool_result":
-                blocks.append({"type": "text", "text": f"[tool result: {block.get('content')}]"})
-            else:
-                blocks.append(block)
-        rewritten.append({**message, "content": blocks})
-    return rewritten
+    return [
+        {
+            **message,
+            "content": [
+                b if b.get("type") == "text" else {"type": "text", "text": block_text(b)}
+                for b in message["content"]
+            ],
+        }
+        for message in messages
+    ]
 
 
 def build_request(
@@ -175,6 +192,7 @@ def build_request(
         system.append({"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL})
     else:
         system[0] = {**system[0], "cache_control": CACHE_CONTROL}
+        system.append({"type": "text", "text": MEMORY_OFF_NOTE})
     if summary:
         system.append({"type": "text", "text": SUMMARY_HEADER + summary})
     messages = normalize_history(turns)

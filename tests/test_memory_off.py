@@ -1,5 +1,6 @@
 """/memory off and on: the state each owner's conversations see."""
 
+from bot.prompt import MEMORY_OFF_NOTE
 from memory.categories import Category
 from tests.fakes.anthropic_server import text
 from tests.harness import FRIEND, OWNER
@@ -36,6 +37,7 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
     request = harness.model.requests[-1]
     assert "tools" not in request
     assert "Your Memory" not in str(request["system"]) and tea.id not in str(request)
+    assert MEMORY_OFF_NOTE in str(request["system"])
 
     await harness.say(OWNER, "/memory on")
     await harness.say(OWNER, "and now?")

@@ -3,7 +3,13 @@
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.prompt import STATIC_INSTRUCTIONS, build_request, normalize_history, user_turn_content
+from bot.prompt import (
+    MEMORY_OFF_NOTE,
+    STATIC_INSTRUCTIONS,
+    build_request,
+    normalize_history,
+    user_turn_content,
+)
 from memory.tools import tool_definitions
 
 
@@ -109,7 +115,9 @@ def test_memory_off_drops_the_block_and_the_tools_and_keeps_history_valid():
         turns=[text("user", "save"), ("assistant", [tool_use]), ("user", [result])],
     )
     assert "tools" not in req
-    assert len(req["system"]) == 1 and req["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert req["system"][0]["cache_control"] == {"type": "ephemeral"}
+    # The instructions speak of a block and tools; a note after them says memory is off.
+    assert [b["text"] for b in req["system"][1:]] == [MEMORY_OFF_NOTE]
     blocks = [b for m in req["messages"] for b in m["content"]]
     assert all(b["type"] == "text" for b in blocks)
     assert blocks[1]["text"] == '[called add_to_memory {"a": 1}]'
