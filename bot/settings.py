@@ -9,6 +9,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory.db import DatabaseUrlError, normalize_database_url
+from memory.store import DEFAULT_TOKEN_BUDGET
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 # The newest Sonnet the installed anthropic SDK lists and does not mark deprecated.
@@ -44,7 +45,7 @@ class Settings(BaseSettings):
     history_token_budget: int = Field(default=24_000, ge=2_000)
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
-    memory_token_budget: int = Field(default=2000, ge=100)
+    memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
 
     @field_validator("allowed_user_ids", mode="before")
     @classmethod

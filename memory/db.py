@@ -89,8 +89,6 @@ def _postgres_target(parsed: URL) -> DatabaseTarget:
 def parse_database_url(url: str | URL) -> DatabaseTarget:
     """Map the URL forms hosts hand out onto our async drivers, or raise DatabaseUrlError."""
     text = url.render_as_string(hide_password=False) if isinstance(url, URL) else url.strip()
-    if text.startswith("postgres://"):
-        text = "postgresql://" + text.removeprefix("postgres://")
     try:
         parsed = make_url(text)
     except (ArgumentError, ValueError):

@@ -245,6 +245,19 @@ async def lock_owner_memories(session: AsyncSession, owner_id: int, *, shared: b
     )
 
 
+async def _lock_memory(session: AsyncSession, owner_id: int, memory_id: str) -> None:
+    """Queue behind other writers of this memory (a row lock on Postgres).
+
+    FOR NO KEY UPDATE leaves inserts that reference the row alone. SQLite has no row locks;
+    the unique (memory_id, version_number) turns its race into a retry.
+    """
+    await session.execute(
+        select(Memory.id)
+        .where(Memory.id == memory_id, Memory.owner_id == owner_id)
+        .with_for_update(key_share=True)
+    )
+
+
 @functools.cache
 def _forget_block_statement() -> Delete:
     """Delete the owner's kept memory block."""
@@ -329,14 +342,7 @@ class MemoryStore:
             version = None
             try:
                 async with self._changing(owner_id) as session:
-                    # Postgres queues writers of one memory on its row (NO KEY UPDATE leaves
-                    # inserts referencing it alone); SQLite has no row locks, and the unique
-                    # (memory_id, version_number) turns its race into a retry.
-                    await session.execute(
-                        select(Memory.id)
-                        .where(Memory.id == memory_id, Memory.owner_id == owner_id)
-                        .with_for_update(key_share=True)
-                    )
+                    await _lock_memory(session, owner_id, memory_id)
                     memory, current = await self._active_with_current(session, owner_id, memory_id)
                     before = _item(memory, current)
                     version = MemoryVersion(
@@ -534,10 +540,7 @@ class MemoryStore:
             )
             if claimed.rowcount == 0:
                 raise AlreadyUndone(change_id)
-            # Like update: queue behind other writers of this memory on Postgres.
-            await session.execute(
-                select(Memory.id).where(Memory.id == change.memory_id).with_for_update()
-            )
+            await _lock_memory(session, owner_id, change.memory_id)
             memory, current = await self._any_with_current(session, owner_id, change.memory_id)
             before = _item(memory, current)
             if change.kind == "forgotten":
