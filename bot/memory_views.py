@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot import texts
 from memory.budget import MemoryUsage
+from memory.ids import ID_REGEX
 from memory.store import MemoryItem
 from memory.tools import MemoryChange
 
@@ -68,7 +69,7 @@ class Undo:
 Action = ShowPage | DeleteFromPage | AnswerClear | Undo
 
 _SHOW_PAGE = re.compile(r"m:p:([1-9][0-9]{0,5})")
-_DELETE = re.compile(r"m:d:([A-Za-z0-9]{8}):([1-9][0-9]{0,5})")
+_DELETE = re.compile(rf"m:d:({ID_REGEX}):([1-9][0-9]{{0,5}})")
 _CLEAR = re.compile(r"m:c:([yn])")
 _UNDO = re.compile(r"u:([1-9][0-9]{0,17})")
 

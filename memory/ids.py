@@ -6,7 +6,9 @@ import string
 
 ALPHABET = string.ascii_letters + string.digits
 ID_LENGTH = 8
-ID_PATTERN = re.compile(rf"^[A-Za-z0-9]{{{ID_LENGTH}}}$")
+# A memory id as a regular expression fragment, for patterns that embed one.
+ID_REGEX = rf"[A-Za-z0-9]{{{ID_LENGTH}}}"
+ID_PATTERN = re.compile(rf"^{ID_REGEX}$")
 
 
 def new_memory_id() -> str:
