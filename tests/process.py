@@ -35,7 +35,13 @@ class BotProcess:
         self.env = env
         self.cwd = cwd
         self.process: asyncio.subprocess.Process | None = None
-        self.output = ""
+        self._chunks: list[bytes] = []
+        self._reader: asyncio.Task | None = None
+
+    @property
+    def output(self) -> str:
+        """Return what the process has written so far, stdout and stderr together."""
+        return b"".join(self._chunks).decode(errors="replace")
 
     async def start(self) -> "BotProcess":
         """Spawn the process."""
@@ -48,12 +54,19 @@ class BotProcess:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
+        # Read as it comes: a full pipe would block the bot's logging, and with it the bot.
+        self._reader = asyncio.create_task(self._read_output())
         return self
+
+    async def _read_output(self) -> None:
+        """Collect the process's output until it closes."""
+        while chunk := await self.process.stdout.read(65536):
+            self._chunks.append(chunk)
 
     async def stop(self, signum: int = signal.SIGTERM, timeout: float = 60) -> int:  # noqa: ASYNC109
         """Send a signal, wait for the exit, and return the exit code."""
         if self.process.returncode is None:
             self.process.send_signal(signum)
-        stdout, _ = await asyncio.wait_for(self.process.communicate(), timeout=timeout)
-        self.output += stdout.decode(errors="replace")
+        await asyncio.wait_for(self.process.wait(), timeout=timeout)
+        await self._reader
         return self.process.returncode

@@ -1,16 +1,19 @@
 """Odd updates and odd model output get a polite answer or silence, never an exception."""
 
+import itertools
 import logging
 import time
 
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_uses
 from tests.harness import OWNER, STRANGER
 
+MESSAGE_IDS = itertools.count(500_000)
+
 
 def user_message(chat_id: int, **fields) -> dict:
     """Return a Message dict from OWNER in a private chat, with extra fields."""
     return {
-        "message_id": int(time.time() * 1000) % 1_000_000,
+        "message_id": next(MESSAGE_IDS),
         "from": {"id": OWNER, "is_bot": False, "first_name": "Alice"},
         "chat": {"id": chat_id, "type": "private", "first_name": "Alice"},
         "date": int(time.time()),

@@ -69,8 +69,20 @@ def test_cut_frees_most_of_the_budget_and_never_splits_tool_pairs():
     kept = turns[cut:]
     assert kept[0].role == "user" and kept[0].content[0]["type"] == "text"
     assert sum(t.tokens for t in kept) <= 2_000 * 0.4
-    # Dropping the tool_use at index 3 would orphan its result: the cut lands past both.
-    assert cut in (2, 6)
+    assert cut == 6
+
+
+def test_a_cut_that_would_land_on_a_tool_result_moves_to_the_next_user_message():
+    turns = [
+        user(1, 1000),
+        assistant(2, 100, tool=True),
+        tool_result(3, 100),
+        assistant(4, 100),
+        user(5, 100),
+        assistant(6, 100),
+    ]
+    # The budget alone would cut at 2, orphaning the tool_result at 2 from its tool_use.
+    assert choose_cut(turns, 1000) == 4
 
 
 async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_bot):

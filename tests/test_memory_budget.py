@@ -45,6 +45,7 @@ async def fill(store: MemoryStore, owner: int) -> list:
 
 
 def test_the_budget_setting_defaults_to_2000_and_is_validated(monkeypatch):
+    monkeypatch.delenv("MEMORY_TOKEN_BUDGET", raising=False)  # a developer's own setting
     base = {"telegram_bot_token": "1:x", "anthropic_api_key": "k", "_env_file": None}
     assert load_settings(**base).memory_token_budget == 2000
     monkeypatch.setenv("MEMORY_TOKEN_BUDGET", "5000")
