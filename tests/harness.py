@@ -84,6 +84,11 @@ class BotHarness:
         """Return the running Application's services."""
         return self.app.bot_data["services"]
 
+    @property
+    def store(self):
+        """Return the running bot's memory store, to arrange and inspect memories directly."""
+        return self.services.memory_control._memories
+
     async def idle(self, timeout: float = 15.0) -> None:  # noqa: ASYNC109
         """Wait until every queued update has been fetched and fully handled."""
         async with asyncio.timeout(timeout):

@@ -116,7 +116,7 @@ async def test_update_keeps_the_id_and_adds_a_version(harness):
     [result] = tool_results(harness.model.requests[-1])
     assert "Sarah is on the Platform team" in result["content"]
     assert "Sarah is on the Design team" in result["content"]
-    history = await harness.services.memory_control._memories.history(OWNER, after.id)
+    history = await harness.store.history(OWNER, after.id)
     assert [v.version_number for v in history] == [1, 2]
 
 
@@ -163,9 +163,7 @@ async def test_recall_in_a_new_conversation_and_after_restart(harness):
 
 
 async def test_block_bytes_are_identical_across_turns_and_restart(harness):
-    await harness.services.memory_control._memories.add(
-        OWNER, "The user works on the Platform team", Category.CONTEXT
-    )
+    await harness.store.add(OWNER, "The user works on the Platform team", Category.CONTEXT)
     harness.model.script(
         text("one"),
         tool_use(
@@ -225,7 +223,7 @@ async def test_block_orders_memories_added_in_mixed_category_order(harness):
 
 
 async def test_memory_command_lists_by_category_without_the_model(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea & <b>cake</b>", Category.PREFERENCE)
     [listing] = await harness.say(OWNER, "/memory")
@@ -237,7 +235,7 @@ async def test_memory_command_lists_by_category_without_the_model(harness):
 
 
 async def test_memory_delete_forgets_and_leaves_the_next_prompt(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     keep = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     await harness.say(OWNER, "hi")
@@ -257,7 +255,7 @@ async def test_memory_delete_forgets_and_leaves_the_next_prompt(harness):
 
 
 async def test_memory_delete_with_unknown_missing_or_malformed_id_changes_nothing(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     kept = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     [unknown] = await harness.say(OWNER, "/memory delete zzzzzzzz")
     assert "no memory with id zzzzzzzz" in unknown
@@ -276,7 +274,7 @@ async def test_memory_delete_with_unknown_missing_or_malformed_id_changes_nothin
 
 
 async def test_one_owner_never_sees_anothers_memories(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     secret = await store.add(OWNER, "The user's project codename is Falcon", Category.PROJECT)
     [listing] = await harness.say(FRIEND, "/memory")
     assert secret.id not in listing and "Falcon" not in listing

@@ -31,7 +31,7 @@ async def test_group_messages_are_answered_only_when_addressed(harness):
 
 
 async def test_group_memory_is_the_groups_own(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     await store.add(OWNER, "Alice's private note about her health", Category.CONTEXT)
     harness.model.script(
         tool_use(

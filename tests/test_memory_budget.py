@@ -109,7 +109,7 @@ async def test_with_memory_off_every_tool_refuses_and_writes_nothing(store):
 
 
 async def test_memory_shows_tokens_of_the_budget(small_harness):
-    store = small_harness.services.memory_control._memories
+    store = small_harness.store
     items = await fill(store, OWNER)
     [listing] = await small_harness.say(OWNER, "/memory")
     tokens = sum(memory_tokens(item) for item in items)
@@ -117,7 +117,7 @@ async def test_memory_shows_tokens_of_the_budget(small_harness):
 
 
 async def test_the_user_is_told_when_memory_is_full(small_harness):
-    await fill(small_harness.services.memory_control._memories, OWNER)
+    await fill(small_harness.store, OWNER)
     small_harness.model.script(
         tool_use("add_to_memory", {"content": TEA, "category": "preference"}),
         text("My memory is full, sorry."),
@@ -137,7 +137,7 @@ async def test_the_user_is_told_when_memory_is_full(small_harness):
 
 
 async def test_a_consolidation_in_the_same_turn_hides_the_refusal(small_harness):
-    store = small_harness.services.memory_control._memories
+    store = small_harness.store
     items = await fill(store, OWNER)
     tea = {"content": TEA, "category": "preference"}
     small_harness.model.script(

@@ -9,12 +9,8 @@ from tests.harness import FRIEND, OWNER, STRANGER
 GROUP = -100777
 
 
-def store_of(harness):
-    return harness.services.memory_control._memories
-
-
 async def add_many(harness, count: int, owner: int = OWNER):
-    store = store_of(harness)
+    store = harness.store
     return [
         await store.add(owner, f"The user fact number {n:02d}", Category.CONTEXT)
         for n in range(count)
@@ -22,7 +18,7 @@ async def add_many(harness, count: int, owner: int = OWNER):
 
 
 async def test_delete_button_answers_like_the_command_and_refreshes_the_page(harness):
-    store = store_of(harness)
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     harness.model.default = text("ok")
@@ -83,7 +79,7 @@ async def test_deleting_the_last_memory_of_the_last_page_shows_the_new_last_page
 
 
 async def test_pressing_the_button_of_a_deleted_memory_says_it_is_gone(harness):
-    store = store_of(harness)
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     await harness.say(OWNER, "/memory")
@@ -102,13 +98,13 @@ async def test_pressing_the_button_of_a_deleted_memory_says_it_is_gone(harness):
 
 
 async def test_a_button_with_another_owners_id_deletes_nothing(harness):
-    theirs = await store_of(harness).add(FRIEND, "Friend's secret project X", Category.PROJECT)
+    theirs = await harness.store.add(FRIEND, "Friend's secret project X", Category.PROJECT)
     await add_many(harness, 1)
     await harness.say(OWNER, "/memory")
     page = last_to(harness, OWNER)
     assert await press(harness, page, f"m:d:{theirs.id}:1") == []
     assert last_answer(harness)["text"] == "That memory is already gone."
-    assert [m.id for m in await store_of(harness).list_active(FRIEND)] == [theirs.id]
+    assert [m.id for m in await harness.store.list_active(FRIEND)] == [theirs.id]
 
 
 async def test_a_stranger_pressing_a_button_is_told_the_bot_is_private(harness):
@@ -118,7 +114,7 @@ async def test_a_stranger_pressing_a_button_is_told_the_bot_is_private(harness):
     assert await press(harness, page, button(page, "Delete"), user_id=STRANGER) == []
     answer = last_answer(harness)
     assert answer["text"] == "This is a private bot." and answer["show_alert"] is True
-    assert [m.id for m in await store_of(harness).list_active(OWNER)] == [item.id]
+    assert [m.id for m in await harness.store.list_active(OWNER)] == [item.id]
     assert harness.tg.message(OWNER, page["message_id"]) == page  # untouched
 
 
@@ -129,7 +125,7 @@ async def test_malformed_button_data_is_answered_and_changes_nothing(harness):
     for data in ("m:d:short:1", "m:p:0", "m:c:maybe", "u:abc", "m:zzz"):
         assert await press(harness, page, data) == []
         assert last_answer(harness)["text"] == "This button no longer works."
-    assert [m.id for m in await store_of(harness).list_active(OWNER)] == [item.id]
+    assert [m.id for m in await harness.store.list_active(OWNER)] == [item.id]
     assert harness.tg.message(OWNER, page["message_id"]) == page
 
 
@@ -143,7 +139,7 @@ async def test_clear_asks_first_and_cancel_keeps_everything(harness):
     edited = harness.tg.message(OWNER, message["message_id"])
     assert edited["text"] == "Cancelled. I still remember everything."
     assert buttons(edited) == []
-    assert [m.id for m in await store_of(harness).list_active(OWNER)] == [i.id for i in items]
+    assert [m.id for m in await harness.store.list_active(OWNER)] == [i.id for i in items]
 
 
 async def test_clear_confirmed_forgets_everything_and_says_how_many(harness):
@@ -159,8 +155,8 @@ async def test_clear_confirmed_forgets_everything_and_says_how_many(harness):
     edited = harness.tg.message(OWNER, message["message_id"])
     assert edited["text"] == "Forgot all 3 memories. /memory restore <id> brings one back."
     assert buttons(edited) == []
-    assert await store_of(harness).list_active(OWNER) == []
-    assert [m.id for m in await store_of(harness).list_active(FRIEND)] == [theirs[0].id]
+    assert await harness.store.list_active(OWNER) == []
+    assert [m.id for m in await harness.store.list_active(FRIEND)] == [theirs[0].id]
 
     await harness.say(OWNER, "what do you know?")
     assert items[0].id not in harness.system_block()
@@ -183,7 +179,7 @@ async def test_a_stranger_cannot_confirm_a_clear(harness):
     message = last_to(harness, OWNER)
     await press(harness, message, "m:c:y", user_id=STRANGER)
     assert last_answer(harness)["text"] == "This is a private bot."
-    assert len(await store_of(harness).list_active(OWNER)) == 2
+    assert len(await harness.store.list_active(OWNER)) == 2
 
 
 async def test_in_a_group_any_allowed_member_manages_the_groups_memory(harness):
@@ -196,8 +192,8 @@ async def test_in_a_group_any_allowed_member_manages_the_groups_memory(harness):
     assert await press(harness, page, f"m:d:{group_item.id}:1", user_id=FRIEND) == [
         "Deleted: 'The user fact number 00'"
     ]
-    assert await store_of(harness).list_active(GROUP) == []
-    assert [m.id for m in await store_of(harness).list_active(OWNER)] == [own.id]
+    assert await harness.store.list_active(GROUP) == []
+    assert [m.id for m in await harness.store.list_active(OWNER)] == [own.id]
 
 
 async def test_a_press_on_an_inline_message_is_answered_as_stale(harness):

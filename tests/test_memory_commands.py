@@ -14,12 +14,8 @@ from tests.harness import FRIEND, OWNER, BotHarness, make_settings
 DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
 
 
-def store_of(harness):
-    return harness.services.memory_control._memories
-
-
 async def test_memory_shows_count_budget_state_and_a_delete_button_each(harness):
-    store = store_of(harness)
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     [listing] = await harness.say(OWNER, "/memory")
@@ -41,7 +37,7 @@ async def test_empty_memory_says_so_with_its_state(harness):
 
 
 async def test_history_lists_every_version_with_dates_newest_last(harness):
-    store = store_of(harness)
+    store = harness.store
     item = await store.add(OWNER, "Sarah is on the Platform team", Category.PERSON, "Sarah")
     await store.update(OWNER, item.id, "Sarah is on the Design team")
     await store.update(OWNER, item.id, "Sarah leads the Design team")
@@ -59,7 +55,7 @@ async def test_history_lists_every_version_with_dates_newest_last(harness):
 
 
 async def test_history_with_a_bad_id_changes_nothing_and_says_so(harness):
-    theirs = await store_of(harness).add(FRIEND, "Friend's secret project X", Category.PROJECT)
+    theirs = await harness.store.add(FRIEND, "Friend's secret project X", Category.PROJECT)
     [unknown] = await harness.say(OWNER, "/memory history zzzzzzzz")
     assert unknown == "I have no memory with id zzzzzzzz. /memory shows the ids."
     [other] = await harness.say(OWNER, f"/memory history {theirs.id}")
@@ -71,7 +67,7 @@ async def test_history_with_a_bad_id_changes_nothing_and_says_so(harness):
 
 
 async def test_search_ranks_active_matches_with_ids(harness):
-    store = store_of(harness)
+    store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss at TechCorp", Category.PERSON, "Alec")
     sarah = await store.add(OWNER, "Sarah reports to Alec", Category.PERSON, "Sarah")
     await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
@@ -93,7 +89,7 @@ async def test_search_ranks_active_matches_with_ids(harness):
 
 
 async def test_restore_brings_a_memory_back_into_the_next_turn(harness):
-    store = store_of(harness)
+    store = harness.store
     item = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     await harness.say(OWNER, f"/memory delete {item.id}")
     await harness.say(OWNER, "hi")
@@ -111,7 +107,7 @@ async def test_restore_brings_a_memory_back_into_the_next_turn(harness):
 
 
 async def test_restore_with_a_bad_id_changes_nothing(harness):
-    store = store_of(harness)
+    store = harness.store
     theirs = await store.add(FRIEND, "Friend's secret project X", Category.PROJECT)
     await store.delete(FRIEND, theirs.id)
     [other] = await harness.say(OWNER, f"/memory restore {theirs.id}")
@@ -124,7 +120,7 @@ async def test_restore_with_a_bad_id_changes_nothing(harness):
 
 
 async def test_export_sends_every_memory_with_all_versions_as_json(harness):
-    store = store_of(harness)
+    store = harness.store
     sarah = await store.add(OWNER, "Sarah is on the Platform team", Category.PERSON, "Sarah")
     await store.update(OWNER, sarah.id, "Sarah is on the Design team")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
@@ -158,7 +154,7 @@ async def test_export_with_nothing_saved_says_so(harness):
 
 
 async def test_off_keeps_memories_shows_the_state_and_on_resumes(harness):
-    item = await store_of(harness).add(OWNER, "The user likes green tea", Category.PREFERENCE)
+    item = await harness.store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     assert await harness.say(OWNER, "/memory off") == [
         "Memory is off. I won't use or save memories until you send /memory on. "
         "I keep the 1 memory I have."

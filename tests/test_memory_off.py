@@ -7,7 +7,7 @@ from tests.harness import FRIEND, OWNER
 
 
 async def test_on_and_off_are_direct_changes_that_re_render_the_block(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     harness.model.default = text("ok")
     await harness.say(OWNER, "hi")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
@@ -29,7 +29,7 @@ async def test_the_control_service_tells_the_agent_whether_memory_is_on(harness)
 
 
 async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harness):
-    store = harness.services.memory_control._memories
+    store = harness.store
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     harness.model.default = text("ok")
     await harness.say(OWNER, "/memory off")

@@ -10,10 +10,6 @@ from tests.harness import FRIEND, OWNER, STRANGER
 BLOCK_LINE = re.compile(r"^- \[id:([A-Za-z0-9]{8})\] (?:\[(.+?)\] )?(.*)$", re.MULTILINE)
 
 
-def store_of(harness):
-    return harness.services.memory_control._memories
-
-
 def call_on(subject: str, name: str, **arguments):
     """Answer like the model: find the memory with this subject in the block, call a tool on it."""
 
@@ -24,6 +20,18 @@ def call_on(subject: str, name: str, **arguments):
         return tool_use(name, {"memory_id": memory_id, **arguments})
 
     return reply
+
+
+async def green_tea_notice(harness) -> dict:
+    """Have the model save that the user likes green tea; return the change notice."""
+    harness.model.script(
+        tool_use(
+            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
+        ),
+        text("Noted."),
+    )
+    await harness.say(OWNER, "remember I like green tea")
+    return last_to(harness, OWNER)
 
 
 def tool_results(request: dict) -> list[dict]:
@@ -51,17 +59,17 @@ async def test_an_add_gets_a_notice_whose_undo_deletes_it_once(harness):
     assert last_answer(harness)["text"] == "Undone."
     edited = harness.tg.message(OWNER, notice["message_id"])
     assert edited["text"] == notice["text"] and buttons(edited) == []
-    assert await store_of(harness).list_active(OWNER) == []
+    assert await harness.store.list_active(OWNER) == []
 
     # Undo works once: a second press (from a stale client) says so and changes nothing.
     assert await press(harness, notice, data) == []
     answer = last_answer(harness)
     assert answer["text"] == "Already undone." and answer["show_alert"] is True
-    assert await store_of(harness).list_active(OWNER) == []
+    assert await harness.store.list_active(OWNER) == []
 
 
 async def test_undo_of_an_update_restores_the_old_content_as_a_new_version(harness):
-    sarah = await store_of(harness).add(
+    sarah = await harness.store.add(
         OWNER, "Sarah is on the Platform team", Category.PERSON, "Sarah"
     )
     harness.model.script(
@@ -77,7 +85,7 @@ async def test_undo_of_an_update_restores_the_old_content_as_a_new_version(harne
     assert await press(harness, notice, button(notice, "Undo")) == [
         "Undone: back to 'Sarah is on the Platform team'."
     ]
-    history = await store_of(harness).history(OWNER, sarah.id)
+    history = await harness.store.history(OWNER, sarah.id)
     assert [v.content for v in history] == [
         "Sarah is on the Platform team",
         "Sarah is on the Design team",
@@ -89,7 +97,7 @@ async def test_undo_of_an_update_restores_the_old_content_as_a_new_version(harne
 
 
 async def test_forget_tool_soft_deletes_with_an_undo_notice(harness):
-    alec = await store_of(harness).add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
+    alec = await harness.store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     harness.model.script(
         call_on("Alec", "forget_memory"),
         text("Done, I forgot that."),
@@ -102,8 +110,8 @@ async def test_forget_tool_soft_deletes_with_an_undo_notice(harness):
     ]
     [result] = tool_results(harness.model.requests[1])
     assert result["content"].startswith(f"Forgot {alec.id}") and not result.get("is_error")
-    assert await store_of(harness).list_active(OWNER) == []
-    assert (await store_of(harness).find(OWNER, alec.id)).deleted_at is not None  # soft
+    assert await harness.store.list_active(OWNER) == []
+    assert (await harness.store.find(OWNER, alec.id)).deleted_at is not None  # soft
 
     # The agent's own write does not re-render the block mid-conversation.
     await harness.say(OWNER, "who is my boss?")
@@ -113,13 +121,13 @@ async def test_forget_tool_soft_deletes_with_an_undo_notice(harness):
     assert await press(harness, notice["result"], button(notice["result"], "Undo")) == [
         "Undone: I remember 'Alec is the user's boss' again."
     ]
-    assert [m.id for m in await store_of(harness).list_active(OWNER)] == [alec.id]
+    assert [m.id for m in await harness.store.list_active(OWNER)] == [alec.id]
     await harness.say(OWNER, "and now?")
     assert f"[id:{alec.id}] [Alec]" in harness.system_block()
 
 
 async def test_forget_with_an_unknown_id_is_a_tool_error_and_no_notice(harness):
-    theirs = await store_of(harness).add(FRIEND, "Friend's secret project X", Category.PROJECT)
+    theirs = await harness.store.add(FRIEND, "Friend's secret project X", Category.PROJECT)
     harness.model.script(
         tool_use("forget_memory", {"memory_id": theirs.id}),
         text("I couldn't find that."),
@@ -127,7 +135,7 @@ async def test_forget_with_an_unknown_id_is_a_tool_error_and_no_notice(harness):
     assert await harness.say(OWNER, "forget the project") == ["I couldn't find that."]
     [result] = tool_results(harness.model.requests[-1])
     assert result["is_error"] is True and "secret" not in result["content"]
-    assert [m.id for m in await store_of(harness).list_active(FRIEND)] == [theirs.id]
+    assert [m.id for m in await harness.store.list_active(FRIEND)] == [theirs.id]
 
 
 async def test_several_changes_get_numbered_undo_buttons(harness):
@@ -157,21 +165,14 @@ async def test_several_changes_get_numbered_undo_buttons(harness):
     ]
     edited = harness.tg.message(OWNER, notice["message_id"])
     assert [label for label, _ in buttons(edited)] == ["Undo 1", "Undo 3"]
-    assert [m.content for m in await store_of(harness).list_active(OWNER)] == [
+    assert [m.content for m in await harness.store.list_active(OWNER)] == [
         "The user runs on Sundays",
         "The user likes green tea",
     ]
 
 
 async def test_undo_survives_a_restart(harness):
-    harness.model.script(
-        tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
-        ),
-        text("Noted."),
-    )
-    await harness.say(OWNER, "remember I like green tea")
-    notice = last_to(harness, OWNER)
+    notice = await green_tea_notice(harness)
     await harness.restart()
     assert await press(harness, notice, button(notice, "Undo")) == [
         "Undone: I no longer remember 'The user likes green tea'."
@@ -179,7 +180,7 @@ async def test_undo_survives_a_restart(harness):
 
 
 async def test_undo_after_a_later_change_refuses_and_keeps_the_button(harness):
-    sarah = await store_of(harness).add(
+    sarah = await harness.store.add(
         OWNER, "Sarah is on the Platform team", Category.PERSON, "Sarah"
     )
     harness.model.script(
@@ -187,25 +188,18 @@ async def test_undo_after_a_later_change_refuses_and_keeps_the_button(harness):
     )
     await harness.say(OWNER, "Sarah moved to Design")
     notice = last_to(harness, OWNER)
-    await store_of(harness).update(OWNER, sarah.id, "Sarah is on the Sales team")
+    await harness.store.update(OWNER, sarah.id, "Sarah is on the Sales team")
 
     assert await press(harness, notice, button(notice, "Undo")) == []
     answer = last_answer(harness)
     assert "changed since" in answer["text"] and answer["show_alert"] is True
-    assert (await store_of(harness).get(OWNER, sarah.id)).content == "Sarah is on the Sales team"
+    assert (await harness.store.get(OWNER, sarah.id)).content == "Sarah is on the Sales team"
     assert buttons(harness.tg.message(OWNER, notice["message_id"])) == buttons(notice)
 
 
 async def test_undo_of_a_memory_deleted_meanwhile_says_so(harness):
-    harness.model.script(
-        tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
-        ),
-        text("Noted."),
-    )
-    await harness.say(OWNER, "remember I like green tea")
-    notice = last_to(harness, OWNER)
-    [item] = await store_of(harness).list_active(OWNER)
+    notice = await green_tea_notice(harness)
+    [item] = await harness.store.list_active(OWNER)
     await harness.say(OWNER, f"/memory delete {item.id}")
     assert await press(harness, notice, button(notice, "Undo")) == []
     assert last_answer(harness)["text"] == (
@@ -214,14 +208,7 @@ async def test_undo_of_a_memory_deleted_meanwhile_says_so(harness):
 
 
 async def test_another_owners_undo_and_a_strangers_press_change_nothing(harness):
-    harness.model.script(
-        tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
-        ),
-        text("Noted."),
-    )
-    await harness.say(OWNER, "remember I like green tea")
-    notice = last_to(harness, OWNER)
+    notice = await green_tea_notice(harness)
     data = button(notice, "Undo")
 
     # The same data on a message in FRIEND's own chat: another owner's change is not found.
@@ -232,7 +219,7 @@ async def test_another_owners_undo_and_a_strangers_press_change_nothing(harness)
 
     assert await press(harness, notice, data, user_id=STRANGER) == []
     assert last_answer(harness)["text"] == "This is a private bot."
-    assert [m.content for m in await store_of(harness).list_active(OWNER)] == [
+    assert [m.content for m in await harness.store.list_active(OWNER)] == [
         "The user likes green tea"
     ]
     assert buttons(harness.tg.message(OWNER, notice["message_id"])) == buttons(notice)
