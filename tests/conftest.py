@@ -150,14 +150,26 @@ async def fakes():
 
 
 @pytest.fixture
-async def harness(fakes, database_url):
-    """Yield the running bot, on a migrated database, wired to the fakes."""
+async def start_bot(fakes, database_url):
+    """Yield a function that starts a bot on a migrated database, with settings overridden."""
     from bot.migrations import upgrade_database_async
     from tests.harness import BotHarness, make_settings
 
     tg, model = fakes
-    await upgrade_database_async(database_url)
-    bot = BotHarness(tg, model, make_settings(tg, model, database_url))
-    await bot.start()
-    yield bot
-    await bot.stop()
+    started: list[BotHarness] = []
+
+    async def start(url: str = database_url, **overrides) -> BotHarness:
+        await upgrade_database_async(url)
+        bot = await BotHarness(tg, model, make_settings(tg, model, url, **overrides)).start()
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in reversed(started):
+        await bot.stop()
+
+
+@pytest.fixture
+async def harness(start_bot):
+    """Yield the running bot, on a migrated database, wired to the fakes."""
+    return await start_bot()

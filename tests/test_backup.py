@@ -17,7 +17,7 @@ from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
 from tests import pg
 from tests.fakes.anthropic_server import text, tool_uses
-from tests.harness import OWNER, BotHarness, make_settings
+from tests.harness import OWNER
 
 ROUNDS, PER_ROUND = 8, 4
 
@@ -54,7 +54,7 @@ async def active_memories(database_url: str) -> list:
 @pytest.mark.sqlite
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 async def test_an_online_backup_taken_while_the_bot_writes_restores_every_memory(
-    harness, database_url, tmp_path
+    harness, start_bot, database_url, tmp_path
 ):
     live = Path(make_url(database_url).database)
     writing = threading.Event()
@@ -105,17 +105,12 @@ async def test_an_online_backup_taken_while_the_bot_writes_restores_every_memory
     assert [(m.id, m.content) for m in await active_memories(restored_url)] == [
         (m.id, m.content) for m in saved
     ]
-    bot = BotHarness(
-        harness.tg, harness.model, make_settings(harness.tg, harness.model, restored_url)
-    )
-    await bot.start()
-    try:
-        harness.model.script(text("I remember everything."))
-        await bot.say(OWNER, "/new")
-        assert await bot.say(OWNER, "what do you know?") == ["I remember everything."]
-        block = bot.system_block()
-    finally:
-        await bot.stop()
+    bot = await start_bot(restored_url)
+    harness.model.script(text("I remember everything."))
+    await bot.say(OWNER, "/new")
+    assert await bot.say(OWNER, "what do you know?") == ["I remember everything."]
+    block = bot.system_block()
+    await bot.stop()
     for memory in saved:
         assert f"[id:{memory.id}] {memory.content}" in block
 

@@ -6,9 +6,8 @@ import pytest
 
 from bot.compaction import choose_cut
 from bot.conversations import StoredTurn
-from bot.migrations import upgrade_database_async
 from tests.fakes.anthropic_server import error, text, tool_use
-from tests.harness import OWNER, BotHarness, make_settings
+from tests.harness import OWNER
 
 BUDGET = 2_000
 
@@ -40,14 +39,9 @@ def tool_result(i, tokens):
 
 
 @pytest.fixture
-async def small_budget_bot(fakes, database_url):
-    """Yield the running bot with a history budget small enough to compact quickly."""
-    tg, model = fakes
-    await upgrade_database_async(database_url)
-    settings = make_settings(tg, model, database_url, history_token_budget=BUDGET)
-    bot = await BotHarness(tg, model, settings).start()
-    yield bot
-    await bot.stop()
+async def small_budget_bot(start_bot):
+    """Return the running bot with a history budget small enough to compact quickly."""
+    return await start_bot(history_token_budget=BUDGET)
 
 
 def test_no_cut_under_budget():

@@ -10,7 +10,7 @@ from bot.migrations import upgrade_database_async
 from bot.prompt import user_turn_content
 from memory.db import create_engine, create_sessionmaker
 from tests.fakes.anthropic_server import error, text, tool_use
-from tests.harness import OWNER, BotHarness, make_settings
+from tests.harness import OWNER, BotHarness
 
 OVERLOADED = error(529, "overloaded_error", "Overloaded")
 
@@ -95,9 +95,9 @@ async def test_secrets_never_reach_the_logs(harness):
         assert secret not in log
 
 
-async def start_with_a_message_left_unanswered(fakes, database_url) -> BotHarness:
+async def start_with_a_message_left_unanswered(start_bot, fakes, database_url) -> BotHarness:
     """Store a user's message as a crash would leave it, then start the bot."""
-    tg, model = fakes
+    _, model = fakes
     await upgrade_database_async(database_url)
     engine = create_engine(database_url)
     try:
@@ -107,27 +107,21 @@ async def start_with_a_message_left_unanswered(fakes, database_url) -> BotHarnes
     finally:
         await engine.dispose()
     model.default = text("Yes, back now.")
-    return await BotHarness(tg, model, make_settings(tg, model, database_url)).start()
+    return await start_bot()
 
 
-async def test_a_message_left_unanswered_is_answered_at_start(fakes, database_url):
-    bot = await start_with_a_message_left_unanswered(fakes, database_url)
-    try:
-        await bot.app.bot_data["recovery"]
-        assert bot.tg.messages_to(OWNER) == ["Yes, back now."]
-        assert "are you there?" in str(bot.model.requests[-1]["messages"])
-    finally:
-        await bot.stop()
+async def test_a_message_left_unanswered_is_answered_at_start(start_bot, fakes, database_url):
+    bot = await start_with_a_message_left_unanswered(start_bot, fakes, database_url)
+    await bot.app.bot_data["recovery"]
+    assert bot.tg.messages_to(OWNER) == ["Yes, back now."]
+    assert "are you there?" in str(bot.model.requests[-1]["messages"])
 
 
-async def test_a_failure_while_answering_at_start_is_logged(fakes, database_url, caplog):
+async def test_a_failure_while_answering_at_start_is_logged(start_bot, fakes, database_url, caplog):
     caplog.set_level(logging.ERROR)
     tg, _ = fakes
     tg.fail_next("sendMessage", status=403, description="Forbidden: bot was blocked by the user")
-    bot = await start_with_a_message_left_unanswered(fakes, database_url)
-    try:
-        await bot.app.bot_data["recovery"]
-        assert "could not answer conversation" in caplog.text and "Forbidden" in caplog.text
-        assert await bot.say(OWNER, "hello") == ["Yes, back now."]
-    finally:
-        await bot.stop()
+    bot = await start_with_a_message_left_unanswered(start_bot, fakes, database_url)
+    await bot.app.bot_data["recovery"]
+    assert "could not answer conversation" in caplog.text and "Forbidden" in caplog.text
+    assert await bot.say(OWNER, "hello") == ["Yes, back now."]

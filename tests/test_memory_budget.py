@@ -2,14 +2,13 @@
 
 import pytest
 
-from bot.migrations import upgrade_database_async
 from bot.settings import SettingsError, load_settings
 from memory.budget import memory_tokens, new_memory_tokens, usage_of
 from memory.categories import Category
 from memory.store import MemoryStore
 from memory.tools import ToolContext, run_tool, tool_definitions
 from tests.fakes.anthropic_server import text, tool_use, tool_uses
-from tests.harness import OWNER, BotHarness, make_settings
+from tests.harness import OWNER
 
 BUDGET = 100
 ALICE = 111
@@ -24,13 +23,8 @@ def small_store(sessionmaker) -> MemoryStore:
 
 
 @pytest.fixture
-async def small_harness(fakes, database_url):
-    tg, model = fakes
-    await upgrade_database_async(database_url)
-    settings = make_settings(tg, model, database_url, memory_token_budget=BUDGET)
-    bot = await BotHarness(tg, model, settings).start()
-    yield bot
-    await bot.stop()
+async def small_harness(start_bot):
+    return await start_bot(memory_token_budget=BUDGET)
 
 
 async def fill(store: MemoryStore, owner: int) -> list:

@@ -4,12 +4,11 @@ import json
 import re
 from datetime import UTC, datetime
 
-from bot.migrations import upgrade_database_async
 from memory.budget import usage_of
 from memory.categories import Category
 from memory.tokens import encoding
 from tests.buttons import buttons, last_to
-from tests.harness import FRIEND, OWNER, BotHarness, make_settings
+from tests.harness import FRIEND, OWNER
 
 DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
 
@@ -205,16 +204,10 @@ async def test_the_command_menu_is_registered_on_start(harness):
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
 
 
-async def test_the_tokenizer_is_ready_before_the_first_message(fakes, database_url):
-    tg, model = fakes
-    await upgrade_database_async(database_url)
+async def test_the_tokenizer_is_ready_before_the_first_message(start_bot):
     encoding.cache_clear()
-    bot = BotHarness(tg, model, make_settings(tg, model, database_url))
-    await bot.start()
-    try:
-        assert encoding.cache_info().currsize == 1
-    finally:
-        await bot.stop()
+    await start_bot()
+    assert encoding.cache_info().currsize == 1
 
 
 async def test_a_failing_command_menu_does_not_stop_the_bot(harness):
