@@ -6,7 +6,7 @@ import os
 
 from sqlalchemy.engine import Connection
 
-import bot.models  # noqa: F401  (registers the bot's tables on the shared metadata)
+import bot.conversations.models  # noqa: F401  (registers the bot's tables on the shared metadata)
 from alembic import context
 from bot.migrations import migration_lock
 from memory.db import create_engine

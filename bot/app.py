@@ -10,6 +10,7 @@ from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
+    CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
@@ -17,22 +18,27 @@ from telegram.ext import (
     filters,
 )
 
-from bot import handlers, texts
-from bot.agent import Agent, AgentConfig
-from bot.chat import ChatService
-from bot.compaction import Compactor
-from bot.context import BotContext, Services
-from bot.conversations import ConversationStore
-from bot.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
-from bot.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
-from bot.memory_control import MemoryControl
-from bot.memory_handlers import add_memory_handlers
-from bot.ordering import PerChatUpdateProcessor
-from bot.rate_limit import ReplyFirstRateLimiter
+from bot.agent.chat import ChatService
+from bot.agent.compaction import Compactor
+from bot.agent.loop import Agent, AgentConfig
+from bot.conversations.store import ConversationStore
 from bot.settings import Settings
+from bot.telegram import handlers, texts
+from bot.telegram.callbacks import CALLBACK_PATTERN
+from bot.telegram.context import BotContext, Services
+from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
+from bot.telegram.guard import guard
+from bot.telegram.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
+from bot.telegram.memory_buttons import on_button
+from bot.telegram.memory_commands import memory_command
+from bot.telegram.processing import PerChatUpdateProcessor
+from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
+from memory.switch import MemorySwitch
 from memory.tokens import encoding
+from memory.undo import UndoLog
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +53,7 @@ def build_services(settings: Settings) -> Services:
     """Build the engine, the stores, the model client and the services on top."""
     engine = create_engine(settings.database_url)
     sessionmaker = create_sessionmaker(engine)
-    memories = MemoryStore(sessionmaker, settings.memory_token_budget)
+    memories, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
     conversations = ConversationStore(
         sessionmaker, timedelta(minutes=settings.conversation_idle_minutes)
     )
@@ -60,22 +66,28 @@ def build_services(settings: Settings) -> Services:
     compactor = Compactor(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
-    agent = Agent(
-        anthropic,
-        AgentConfig(
-            model=settings.anthropic_model,
-            max_tokens=settings.anthropic_max_tokens,
-            max_tool_rounds=settings.agent_max_tool_rounds,
-        ),
-        conversations,
+    config = AgentConfig(
+        model=settings.anthropic_model,
+        max_tokens=settings.anthropic_max_tokens,
+        max_tool_rounds=settings.agent_max_tool_rounds,
+        memory_token_budget=settings.memory_token_budget,
+    )
+    agent = Agent(anthropic, config, conversations, memories, switch)
+    control = MemoryControl(
         memories,
+        switch,
+        UndoLog(sessionmaker),
+        settings.memory_token_budget,
+        on_change=conversations.refresh_memory_block,
     )
     return Services(
         settings=settings,
         engine=engine,
         anthropic=anthropic,
         chat=ChatService(conversations, agent, compactor, settings.zone),
-        memory_control=MemoryControl(memories, conversations),
+        conversations=conversations,
+        memories=memories,
+        memory_control=control,
     )
 
 
@@ -120,11 +132,13 @@ def file_base_url(api_base_url: str) -> str:
 
 def add_handlers(application: Application) -> None:
     """Register the guard, the commands and the chat handler."""
-    application.add_handler(TypeHandler(Update, handlers.guard), group=-1)
+    application.add_handler(TypeHandler(Update, guard), group=-1)
     application.add_handler(CommandHandler("start", handlers.start, NEW_MESSAGES))
     application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("new", handlers.new_conversation, NEW_MESSAGES))
-    add_memory_handlers(application)
+    application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))
+    # Malformed data in our namespaces, or from an older version of the bot, is a stale button.
+    application.add_handler(CallbackQueryHandler(on_button, pattern=CALLBACK_PATTERN))
     new_messages = NEW_MESSAGES & ADDRESSED_TO_BOT
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.db import DatabaseUrlError, normalize_database_url
-from memory.store import DEFAULT_TOKEN_BUDGET
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 # The newest Sonnet the installed anthropic SDK lists and does not mark deprecated.

@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from itertools import groupby
 
-from memory.store import MemoryItem
+from memory.items import MemoryItem
 
 BLOCK_HEADER = (
     "## Your Memory\n"
@@ -24,10 +24,15 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def render_memory_line(item: MemoryItem) -> str:
+def memory_line(memory_id: str, subject: str | None, content: str) -> str:
     """Render one memory as a list line with its id and optional subject."""
-    subject = f"[{_one_line(item.subject)}] " if item.subject else ""
-    return f"- [id:{item.id}] {subject}{_one_line(item.content)}"
+    subject_part = f"[{_one_line(subject)}] " if subject else ""
+    return f"- [id:{memory_id}] {subject_part}{_one_line(content)}"
+
+
+def render_memory_line(item: MemoryItem) -> str:
+    """Render a stored memory as its line of the block."""
+    return memory_line(item.id, item.subject, item.content)
 
 
 def render_memory_block(memories: Iterable[MemoryItem]) -> str:

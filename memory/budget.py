@@ -3,12 +3,11 @@
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.block import render_memory_line
-from memory.categories import Category
-from memory.models import utcnow
-from memory.store import MemoryItem
+from memory.block import memory_line, render_memory_line
+from memory.items import MemoryItem
 from memory.tokens import count_tokens
 
+DEFAULT_TOKEN_BUDGET = 2000
 # Stands in for the id a new memory will get; real ids tokenize to about as many tokens.
 PLACEHOLDER_ID = "a1b2c3d4"
 
@@ -31,20 +30,17 @@ def memory_tokens(item: MemoryItem) -> int:
     return count_tokens(render_memory_line(item))
 
 
-def new_memory_tokens(content: str, category: Category, subject: str | None) -> int:
+def new_memory_tokens(content: str, subject: str | None) -> int:
     """Count the tokens a memory not yet saved would take in the block."""
-    now = utcnow()
-    draft = MemoryItem(
-        id=PLACEHOLDER_ID,
-        owner_id=0,
-        category=Category(category),
-        subject=subject,
-        content=content,
-        version=1,
-        created_at=now,
-        updated_at=now,
-    )
-    return memory_tokens(draft)
+    return count_tokens(memory_line(PLACEHOLDER_ID, subject, content))
+
+
+@dataclass(frozen=True)
+class MemoryFull:
+    """An add the budget refused: the content not saved, and how full memory was."""
+
+    content: str
+    usage: MemoryUsage
 
 
 def usage_of(items: Iterable[MemoryItem], budget: int) -> MemoryUsage:

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from memory.store import MemoryRecord
+from memory.items import MemoryRecord
 
 EXPORT_FORMAT = "memory-bot-export"
 EXPORT_FORMAT_VERSION = 1

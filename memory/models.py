@@ -15,10 +15,11 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from memory.categories import Category
+from memory.items import ChangeKind
 
 # Named constraints keep migrations identical on SQLite and Postgres.
 NAMING_CONVENTION = {
@@ -77,13 +78,6 @@ class Memory(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    versions: Mapped[list["MemoryVersion"]] = relationship(
-        back_populates="memory",
-        order_by="MemoryVersion.version_number",
-        cascade="all, delete-orphan",
-        lazy="raise",
-    )
-
     __table_args__ = (
         CheckConstraint(f"category IN ({CATEGORY_VALUES})", name="category"),
         # Serves "active memories of one owner in block order".
@@ -112,8 +106,6 @@ class MemoryVersion(Base):
     source_conversation_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
-    memory: Mapped[Memory] = relationship(back_populates="versions", lazy="raise")
-
     __table_args__ = (
         UniqueConstraint("memory_id", "version_number"),
         CheckConstraint("version_number >= 1", name="version_number_positive"),
@@ -121,8 +113,7 @@ class MemoryVersion(Base):
     )
 
 
-CHANGE_KINDS = ("added", "updated", "forgotten")
-CHANGE_KIND_VALUES = ", ".join(f"'{kind}'" for kind in CHANGE_KINDS)
+CHANGE_KIND_VALUES = ", ".join(f"'{kind.value}'" for kind in ChangeKind)
 
 
 class MemoryChangeRecord(Base):
@@ -154,8 +145,8 @@ class OwnerSettings(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
 
-class RenderedMemoryBlock(Base):
-    """An owner's memory block as last rendered; any write to their memories deletes it."""
+class StoredMemoryBlock(Base):
+    """An owner's memory block as last rendered; any change to their memories deletes it."""
 
     __tablename__ = "agent_memory_blocks"
 

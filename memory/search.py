@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterable
 
 from memory.block import block_order
-from memory.store import MemoryItem
+from memory.items import MemoryItem
 
 WORD = re.compile(r"\w+")
 SUBJECT_WEIGHT = 3.0

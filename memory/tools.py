@@ -15,16 +15,20 @@ from pydantic import (
     field_validator,
 )
 
-from memory.budget import MemoryUsage, new_memory_tokens, usage_of
+from memory.budget import DEFAULT_TOKEN_BUDGET, MemoryFull, new_memory_tokens, usage_of
 from memory.categories import Category
 from memory.ids import ID_PATTERN
-from memory.store import (
-    MemoryItem,
+from memory.items import (
+    AddMemory,
+    ForgetMemory,
+    MemoryChange,
     MemoryNotFound,
-    MemoryStore,
+    UpdateMemory,
     find_by_subject,
     normalize_subject,
 )
+from memory.store import MemoryStore
+from memory.switch import MemorySwitch
 
 MemoryContent = Annotated[
     str,
@@ -93,37 +97,24 @@ class ForgetMemoryArgs(BaseModel):
 
 
 @dataclass(frozen=True)
-class MemoryChange:
-    """A write a tool made, or an add it refused, so the front end can tell the user."""
-
-    # "added", "updated", "forgotten", or "rejected_full" when the budget refused an add.
-    kind: str
-    # The memory after the change; None for "rejected_full".
-    item: MemoryItem | None
-    previous: MemoryItem | None = None
-    # The undo log entry of the change, for an Undo button.
-    change_id: int | None = None
-    # For "rejected_full": the content that was not saved, and how full memory is.
-    rejected_content: str | None = None
-    usage: MemoryUsage | None = None
-
-
-@dataclass(frozen=True)
 class ToolOutcome:
-    """What a tool call returns to the model, and what it changed."""
+    """What a tool call returns to the model, and what it changed or refused."""
 
     content: str
     is_error: bool = False
     change: MemoryChange | None = None
+    refusal: MemoryFull | None = None
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Who a tool call acts for."""
+    """Who a tool call acts for, and the stores it acts on."""
 
     store: MemoryStore
+    switch: MemorySwitch
     owner_id: int
     conversation_id: int | None = None
+    token_budget: int = DEFAULT_TOKEN_BUDGET
 
 
 async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
@@ -137,8 +128,8 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
                 f"('{existing.content}'). Call update_memory with memory_id '{existing.id}' "
                 "and the full new content instead."
             )
-    usage = usage_of(active, ctx.store.token_budget)
-    needed = new_memory_tokens(args.content, args.category, args.subject)
+    usage = usage_of(active, ctx.token_budget)
+    needed = new_memory_tokens(args.content, args.subject)
     if not usage.fits(needed):
         return ToolOutcome(
             f"Not saved: memory is full ({usage.tokens} of {usage.budget} tokens used; this "
@@ -146,50 +137,46 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
             "memories into one with update_memory, or remove obsolete ones with forget_memory, "
             "then call add_to_memory again. Tell the user their memory is full.",
             is_error=True,
-            change=MemoryChange("rejected_full", None, rejected_content=args.content, usage=usage),
+            refusal=MemoryFull(args.content, usage),
         )
-    item = await ctx.store.add(
-        ctx.owner_id, args.content, args.category, args.subject, ctx.conversation_id
-    )
-    change_id = await ctx.store.record_change(ctx.owner_id, item.id, "added", item.version)
-    return ToolOutcome(
-        f"Saved as {item.id}", change=MemoryChange("added", item, change_id=change_id)
-    )
+    edit = AddMemory(args.content, args.category, args.subject)
+    change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+    return ToolOutcome(f"Saved as {change.item.id}", change=change)
 
 
 async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
     """Append a new version to an existing memory."""
+    edit = UpdateMemory(args.memory_id, args.content)
     try:
-        before, after = await ctx.store.update(
-            ctx.owner_id, args.memory_id, args.content, ctx.conversation_id
-        )
+        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
     except MemoryNotFound:
         return ToolOutcome(
             f"No memory with id '{args.memory_id}' exists. Use an id shown in the memory block, "
             "or call add_to_memory to save a new memory.",
             is_error=True,
         )
-    change_id = await ctx.store.record_change(ctx.owner_id, after.id, "updated", after.version)
+    before, after = change.previous, change.item
     return ToolOutcome(
         f"Updated {after.id} (version {after.version}). "
         f"Old: '{before.content}'. New: '{after.content}'.",
-        change=MemoryChange("updated", after, previous=before, change_id=change_id),
+        change=change,
     )
 
 
 async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome:
     """Soft-delete a memory; the user can undo it or restore it."""
+    edit = ForgetMemory(args.memory_id)
     try:
-        item = await ctx.store.delete(ctx.owner_id, args.memory_id)
+        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
     except MemoryNotFound:
         return ToolOutcome(
             f"No memory with id '{args.memory_id}' exists. Use an id shown in the memory block.",
             is_error=True,
         )
-    change_id = await ctx.store.record_change(ctx.owner_id, item.id, "forgotten", item.version)
+    item = change.item
     return ToolOutcome(
         f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat.",
-        change=MemoryChange("forgotten", item, change_id=change_id),
+        change=change,
     )
 
 
@@ -298,7 +285,7 @@ async def run_tool(
     if tool is None:
         known = ", ".join(t.name for t in tools)
         return ToolOutcome(f"Unknown tool '{name}'. Available tools: {known}.", is_error=True)
-    if not await ctx.store.memory_enabled(ctx.owner_id):
+    if not await ctx.switch.is_on(ctx.owner_id):
         # Normally no tools are offered then; a stale or stubborn call still writes nothing.
         return ToolOutcome(
             "Memory is turned off by the user (/memory off): nothing was read or written. "

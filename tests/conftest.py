@@ -20,6 +20,8 @@ import pytest
 from bot.migrations import upgrade_database_async, upgrade_engine
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
+from memory.switch import MemorySwitch
+from memory.undo import UndoLog
 from tests import pg
 
 ENGINES = ("sqlite", "postgres")
@@ -137,6 +139,18 @@ def sessionmaker(engine):
 def store(sessionmaker) -> MemoryStore:
     """Return a memory store on the test database."""
     return MemoryStore(sessionmaker)
+
+
+@pytest.fixture
+def switch(sessionmaker) -> MemorySwitch:
+    """Return the memory switch on the test database."""
+    return MemorySwitch(sessionmaker)
+
+
+@pytest.fixture
+def undo_log(sessionmaker) -> UndoLog:
+    """Return the undo log on the test database."""
+    return UndoLog(sessionmaker)
 
 
 @pytest.fixture

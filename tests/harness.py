@@ -87,7 +87,7 @@ class BotHarness:
     @property
     def store(self):
         """Return the running bot's memory store, to arrange and inspect memories directly."""
-        return self.services.memory_control._memories
+        return self.services.memories
 
     async def idle(self, timeout: float = 15.0) -> None:  # noqa: ASYNC109
         """Wait until every queued update has been fetched and fully handled."""

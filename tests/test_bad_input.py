@@ -111,7 +111,7 @@ async def test_bad_tool_calls_are_error_results_and_write_nothing(harness):
     assert [r["type"] for r in results] == ["tool_result"] * 5
     assert all(r.get("is_error") is True for r in results)
     assert "Unknown tool 'drop_database'" in results[3]["content"]
-    assert await harness.services.memory_control.list(OWNER) == []
+    assert await harness.store.list_active(OWNER) == []
 
 
 async def test_a_model_that_keeps_calling_tools_is_stopped_and_answers(harness):

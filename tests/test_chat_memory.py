@@ -5,7 +5,7 @@ from itertools import pairwise
 
 from sqlalchemy import select
 
-from bot.models import Conversation, Turn
+from bot.conversations.models import Conversation, Turn
 from memory.categories import Category
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import FRIEND, OWNER, STRANGER
@@ -24,7 +24,7 @@ def tool_results(request: dict) -> list[dict]:
 
 
 async def memories(harness, owner=OWNER):
-    return await harness.services.memory_control.list(owner)
+    return await harness.store.list_active(owner)
 
 
 async def test_confirm_then_store(harness):

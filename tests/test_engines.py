@@ -109,7 +109,7 @@ async def test_concurrent_updates_of_one_memory_each_get_their_own_version(store
     # Each writer saw the version it replaced, and no two replaced the same one.
     assert sorted(before.version for before, _ in results) == list(range(1, WRITERS + 1))
     assert all(after.version == before.version + 1 for before, after in results)
-    current = await store.get(OWNER, item.id)
+    current = await store.find(OWNER, item.id)
     assert current.version == WRITERS + 1 and current.content == history[-1].content
 
 

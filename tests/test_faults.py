@@ -4,10 +4,10 @@ import io
 import logging
 from datetime import UTC, datetime, timedelta
 
-from bot.conversations import ConversationStore
+from bot.agent.request import user_turn_content
+from bot.conversations.store import ConversationStore
 from bot.log_setup import configure_logging
 from bot.migrations import upgrade_database_async
-from bot.prompt import user_turn_content
 from memory.db import create_engine, create_sessionmaker
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import OWNER, BotHarness
@@ -44,9 +44,7 @@ async def test_a_failure_after_a_tool_call_leaves_a_valid_history(harness):
     )
     [apology] = await harness.say(OWNER, "remember I like tea")
     assert "can't reach the model" in apology
-    assert [m.content for m in await harness.services.memory_control.list(OWNER)] == [
-        "The user likes tea"
-    ]
+    assert [m.content for m in await harness.store.list_active(OWNER)] == ["The user likes tea"]
     assert await harness.say(OWNER, "hello?") == ["Saved earlier; hello again."]
     assert harness.model.invalid == []
     roles = [m["role"] for m in harness.model.requests[-1]["messages"]]

@@ -3,7 +3,7 @@
 import pytest
 
 from bot.settings import SettingsError, load_settings
-from memory.budget import memory_tokens, new_memory_tokens, usage_of
+from memory.budget import MemoryFull, memory_tokens, new_memory_tokens, usage_of
 from memory.categories import Category
 from memory.store import MemoryStore
 from memory.tools import ToolContext, run_tool, tool_definitions
@@ -18,11 +18,6 @@ TEA = "The user likes green tea in the morning, jasmine tea after lunch and mint
 
 
 @pytest.fixture
-def small_store(sessionmaker) -> MemoryStore:
-    return MemoryStore(sessionmaker, token_budget=BUDGET)
-
-
-@pytest.fixture
 async def small_harness(start_bot):
     return await start_bot(memory_token_budget=BUDGET)
 
@@ -31,9 +26,9 @@ async def fill(store: MemoryStore, owner: int) -> list:
     """Add memories until one more of the same size would not fit."""
     items = []
     while True:
-        usage = usage_of(items, store.token_budget)
+        usage = usage_of(items, BUDGET)
         n = len(items)
-        if not usage.fits(new_memory_tokens(FACT.format(n), Category.CONTEXT, None)):
+        if not usage.fits(new_memory_tokens(FACT.format(n), None)):
             return items
         items.append(await store.add(owner, FACT.format(n), Category.CONTEXT))
 
@@ -52,17 +47,16 @@ def test_the_budget_setting_defaults_to_2000_and_is_validated(monkeypatch):
         load_settings(**base)
 
 
-async def test_an_add_over_the_budget_is_refused_with_advice_to_consolidate(small_store):
-    items = await fill(small_store, ALICE)
+async def test_an_add_over_the_budget_is_refused_with_advice_to_consolidate(store, switch):
+    items = await fill(store, ALICE)
     assert len(items) >= 3
-    ctx = ToolContext(small_store, ALICE)
+    ctx = ToolContext(store, switch, ALICE, token_budget=BUDGET)
     outcome = await run_tool(ctx, "add_to_memory", {"content": TEA, "category": "context"})
     assert outcome.is_error and "memory is full" in outcome.content
     assert "update_memory" in outcome.content
-    assert outcome.change.kind == "rejected_full" and outcome.change.item is None
-    assert outcome.change.rejected_content == TEA
-    assert outcome.change.usage == usage_of(items, BUDGET)
-    assert len(await small_store.list_active(ALICE)) == len(items)
+    assert outcome.change is None
+    assert outcome.refusal == MemoryFull(TEA, usage_of(items, BUDGET))
+    assert len(await store.list_active(ALICE)) == len(items)
 
     # Updates stay possible, so the model can consolidate; then the add fits.
     merged = await run_tool(
@@ -75,20 +69,20 @@ async def test_an_add_over_the_budget_is_refused_with_advice_to_consolidate(smal
     assert not added.is_error and added.change.kind == "added"
 
 
-async def test_the_budget_is_per_owner(small_store):
-    await fill(small_store, ALICE)
+async def test_the_budget_is_per_owner(store, switch):
+    await fill(store, ALICE)
     outcome = await run_tool(
-        ToolContext(small_store, 222),
+        ToolContext(store, switch, 222, token_budget=BUDGET),
         "add_to_memory",
         {"content": "Bob likes jazz music", "category": "preference"},
     )
     assert not outcome.is_error
 
 
-async def test_with_memory_off_every_tool_refuses_and_writes_nothing(store):
+async def test_with_memory_off_every_tool_refuses_and_writes_nothing(store, switch):
     item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
-    await store.set_memory_enabled(ALICE, False)
-    ctx = ToolContext(store, ALICE)
+    await switch.turn(ALICE, False)
+    ctx = ToolContext(store, switch, ALICE)
     calls = [
         ("add_to_memory", {"content": "The user likes coffee", "category": "preference"}),
         ("update_memory", {"memory_id": item.id, "content": "The user likes coffee"}),
@@ -98,7 +92,7 @@ async def test_with_memory_off_every_tool_refuses_and_writes_nothing(store):
         outcome = await run_tool(ctx, name, arguments)
         assert outcome.is_error and "/memory off" in outcome.content and outcome.change is None
     assert [(m.id, m.version) for m in await store.list_active(ALICE)] == [(item.id, 1)]
-    await store.set_memory_enabled(ALICE, True)
+    await switch.turn(ALICE, True)
     assert not (await run_tool(ctx, *calls[2])).is_error
 
 

@@ -1,6 +1,6 @@
 """/memory off and on: the state each owner's conversations see."""
 
-from bot.prompt import MEMORY_OFF_NOTE
+from bot.agent.instructions import MEMORY_OFF_NOTE
 from memory.categories import Category
 from tests.fakes.anthropic_server import text
 from tests.harness import FRIEND, OWNER

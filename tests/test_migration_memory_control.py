@@ -6,7 +6,9 @@ from alembic import command
 from bot.migrations import alembic_config
 from memory.categories import Category
 from memory.db import create_sessionmaker
+from memory.items import AddMemory
 from memory.store import MemoryStore
+from memory.switch import MemorySwitch
 
 NEW_TABLES = {"agent_memory_changes", "owner_settings"}
 
@@ -24,10 +26,11 @@ def _migrate(connection, revision: str) -> None:
 
 
 async def test_down_to_0001_and_back_keeps_memories(engine):
-    store = MemoryStore(create_sessionmaker(engine))
-    kept = await store.add(111, "The user likes green tea", Category.PREFERENCE)
-    await store.record_change(111, kept.id, "added", 1)
-    await store.set_memory_enabled(111, False)
+    sessionmaker = create_sessionmaker(engine)
+    store, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
+    added = AddMemory("The user likes green tea", Category.PREFERENCE)
+    kept = (await store.apply(111, added, journal=True)).item
+    await switch.turn(111, False)
 
     async with engine.begin() as connection:
         await connection.run_sync(_migrate, "0001")
@@ -37,4 +40,4 @@ async def test_down_to_0001_and_back_keeps_memories(engine):
         assert NEW_TABLES <= await connection.run_sync(_tables)
 
     assert [m.id for m in await store.list_active(111)] == [kept.id]
-    assert await store.memory_enabled(111) is True  # settings went with the table
+    assert await switch.is_on(111) is True  # settings went with the table

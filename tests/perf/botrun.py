@@ -21,11 +21,11 @@ from bot.app import (
     post_init,
     post_shutdown,
 )
-from bot.context import BotContext
 from bot.migrations import upgrade_database_async
-from bot.ordering import PerChatUpdateProcessor
-from bot.rate_limit import ReplyFirstRateLimiter
 from bot.settings import Settings
+from bot.telegram.context import BotContext
+from bot.telegram.processing import PerChatUpdateProcessor
+from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
 from tests.harness import BotHarness

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from memory.categories import Category
 from memory.ids import new_memory_id
-from memory.store import MemoryItem
+from memory.items import MemoryItem
 
 FIRST = (
     "Alec Sarah Priya Tomas Mei Jonas Amara Felix Ines Kenji Lucia Omar Greta Ravi Noor "

@@ -1,0 +1,130 @@
+"""Keep a conversation's history under its token budget by summarising the older part."""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from anthropic import (
+    APIConnectionError,
+    APIError,
+    AsyncAnthropic,
+    InternalServerError,
+    RateLimitError,
+)
+
+from bot.conversations.content import block_text, is_tool_result
+from bot.conversations.snapshot import Snapshot, StoredTurn
+from bot.conversations.store import ConversationStore
+
+logger = logging.getLogger(__name__)
+
+# Compact down to this share of the budget, so the cached prefix then lasts many turns.
+KEEP_SHARE = 0.4
+SUMMARY_MAX_TOKENS = 1024
+SUMMARY_INSTRUCTIONS = (
+    "You maintain the running summary of a chat between a user and their assistant. "
+    "Given the previous summary (if any) and the next part of the transcript, write an "
+    "updated summary of at most 300 words: what was discussed, decisions, open questions, "
+    "facts the user shared, and anything the assistant promised. Write plain prose in the "
+    "third person. Output only the summary."
+)
+
+
+def is_turn_start(turn: StoredTurn) -> bool:
+    """Tell whether history may begin at this turn: a user message, not a tool result."""
+    return turn.role == "user" and not is_tool_result(turn.content)
+
+
+def choose_cut(turns: Sequence[StoredTurn], budget: int) -> int | None:
+    """Return how many of the oldest turns to fold away, or None if under budget or no cut."""
+    if sum(t.tokens for t in turns) <= budget:
+        return None
+    keep_target = int(budget * KEEP_SHARE)
+    kept = 0
+    cut = len(turns)
+    for index in range(len(turns) - 1, 0, -1):
+        kept += turns[index].tokens
+        if kept > keep_target:
+            break
+        cut = index
+    # Move forward to a turn that starts an exchange, so tool_use/tool_result pairs stay whole.
+    while cut < len(turns) and not is_turn_start(turns[cut]):
+        cut += 1
+    if cut >= len(turns):
+        # The newest message alone is over the share: keep at least the newest exchange.
+        starts = [i for i, t in enumerate(turns) if is_turn_start(t) and i > 0]
+        if not starts:
+            return None
+        cut = starts[-1]
+    return cut
+
+
+def transcript(turns: Sequence[StoredTurn]) -> str:
+    """Render turns as plain text for the summariser."""
+    return "\n".join(
+        f"{turn.role}: {block_text(block)}" for turn in turns for block in turn.content
+    )
+
+
+def summary_request(
+    model: str, previous: str | None, turns: Sequence[StoredTurn]
+) -> dict[str, Any]:
+    """Return the messages.create arguments that ask for an updated summary."""
+    previous_part = f"Previous summary:\n{previous}\n\n" if previous else ""
+    return {
+        "model": model,
+        "max_tokens": SUMMARY_MAX_TOKENS,
+        "system": SUMMARY_INSTRUCTIONS,
+        "messages": [
+            {
+                "role": "user",
+                "content": f"{previous_part}Transcript to fold in:\n{transcript(turns)}",
+            }
+        ],
+    }
+
+
+class Compactor:
+    """Folds the older part of an over-budget history into the conversation's summary."""
+
+    def __init__(
+        self, client: AsyncAnthropic, model: str, conversations: ConversationStore, budget: int
+    ):
+        self._client = client
+        self._model = model
+        self._conversations = conversations
+        self._budget = budget
+
+    async def compact_if_needed(self, snapshot: Snapshot) -> Snapshot:
+        """Compact the conversation when over budget; return it as it stands afterwards."""
+        turns = snapshot.turns
+        cut = choose_cut(turns, self._budget)
+        if cut is None:
+            return snapshot
+        conversation = snapshot.conversation
+        folded = turns[:cut]
+        summary: str | None
+        try:
+            response = await self._client.messages.create(
+                **summary_request(self._model, conversation.summary, folded)
+            )
+            summary = "".join(b.text for b in response.content if b.type == "text").strip() or None
+        except (APIConnectionError, RateLimitError, InternalServerError) as error:
+            # The model is away (the SDK's retries ran out): keep everything, try next turn.
+            logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
+            return snapshot
+        except APIError as error:
+            # The request itself is refused: dropping the oldest turns beats blocking the user.
+            logger.warning("summarising conversation %s failed: %s", conversation.id, error)
+            summary = None
+        await self._conversations.compact(conversation.id, summary, folded[-1].id)
+        logger.info(
+            "compacted conversation %s: folded %d turns (%d tokens)",
+            conversation.id,
+            len(folded),
+            sum(t.tokens for t in folded),
+        )
+        if summary is not None:
+            conversation = replace(conversation, summary=summary)
+        return replace(snapshot, conversation=conversation, turns=turns[cut:])

@@ -1,0 +1,28 @@
+"""Content blocks as the Messages API shapes them, seen as text: for tokens and transcripts."""
+
+import json
+from typing import Any
+
+from memory.tokens import count_tokens
+
+
+def block_text(block: dict[str, Any]) -> str:
+    """Return a content block as plain text: a text, a tool call or a tool result."""
+    kind = block.get("type")
+    if kind == "text":
+        return block.get("text", "")
+    if kind == "tool_use":
+        return f"[called {block.get('name')} {json.dumps(block.get('input'), ensure_ascii=False)}]"
+    if kind == "tool_result":
+        return f"[tool result: {block.get('content')}]"
+    return ""
+
+
+def content_tokens(content: list[dict[str, Any]]) -> int:
+    """Count the tokens of a turn's text, tool calls and tool results."""
+    return count_tokens("\n".join(block_text(block) for block in content))
+
+
+def is_tool_result(content: list[dict[str, Any]]) -> bool:
+    """Tell whether a user turn carries tool results rather than the user's own words."""
+    return any(block.get("type") == "tool_result" for block in content)

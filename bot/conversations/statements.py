@@ -1,0 +1,71 @@
+"""The statements every message runs, built once: building them took as long as running one."""
+
+import functools
+
+from sqlalchemy import Insert, Select, Update, bindparam, func, insert, select, update
+
+from bot.conversations.models import Conversation, Turn
+from memory.switch import memory_enabled_expression
+
+# Plain columns, not ORM objects: a turn reads and writes these on every message.
+STATE_COLUMNS = (
+    Conversation.id,
+    Conversation.chat_id,
+    Conversation.owner_id,
+    Conversation.memory_block,
+    Conversation.summary,
+)
+TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens)
+
+
+@functools.cache
+def continue_statement() -> Update:
+    """Mark the chat's open, not yet idle conversation active; return it and the memory switch."""
+    return (
+        update(Conversation)
+        .where(
+            Conversation.chat_id == bindparam("chat"),
+            Conversation.ended_at.is_(None),
+            Conversation.last_activity_at >= bindparam("idle_since"),
+        )
+        .values(last_activity_at=bindparam("now"))
+        # The owner as a parameter: SQLite's RETURNING leaves a correlated column unqualified.
+        .returning(*STATE_COLUMNS, memory_enabled_expression(bindparam("owner")))
+    )
+
+
+@functools.cache
+def end_open_statement() -> Update:
+    """End the chat's open conversations."""
+    return (
+        update(Conversation)
+        .where(Conversation.chat_id == bindparam("chat"), Conversation.ended_at.is_(None))
+        .values(ended_at=bindparam("now"))
+    )
+
+
+@functools.cache
+def insert_conversation_statement() -> Insert:
+    """Insert a conversation and return its id."""
+    return insert(Conversation).returning(Conversation.id)
+
+
+@functools.cache
+def turns_statement() -> Select:
+    """Select a conversation's turns not yet folded into its summary, oldest first."""
+    summary_through = (
+        select(func.coalesce(Conversation.summary_through_turn_id, 0))
+        .where(Conversation.id == bindparam("conversation_id"))
+        .scalar_subquery()
+    )
+    return (
+        select(*TURN_COLUMNS)
+        .where(Turn.conversation_id == bindparam("conversation_id"), Turn.id > summary_through)
+        .order_by(Turn.id)
+    )
+
+
+@functools.cache
+def insert_turn_statement() -> Insert:
+    """Insert a turn and return its id."""
+    return insert(Turn).returning(Turn.id)

@@ -1,0 +1,78 @@
+"""The callback data of our inline buttons: each action and its compact encoding."""
+
+import re
+from dataclasses import dataclass
+
+from memory.ids import ID_REGEX
+
+# Telegram refuses callback data over 64 bytes.
+MAX_CALLBACK_BYTES = 64
+# Every callback data we write starts with one of these; others are not ours.
+CALLBACK_PATTERN = r"^(m|u):"
+
+
+@dataclass(frozen=True)
+class ShowPage:
+    """Show one page of the memory list."""
+
+    page: int
+
+
+@dataclass(frozen=True)
+class DeleteFromPage:
+    """Forget a memory from a page, then show that page again."""
+
+    memory_id: str
+    page: int
+
+
+@dataclass(frozen=True)
+class AnswerClear:
+    """Confirm or cancel forgetting everything."""
+
+    confirmed: bool
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Undo one logged change the model made."""
+
+    change_id: int
+
+
+Action = ShowPage | DeleteFromPage | AnswerClear | Undo
+
+_SHOW_PAGE = re.compile(r"m:p:([1-9][0-9]{0,5})")
+_DELETE = re.compile(rf"m:d:({ID_REGEX}):([1-9][0-9]{{0,5}})")
+_CLEAR = re.compile(r"m:c:([yn])")
+_UNDO = re.compile(r"u:([1-9][0-9]{0,17})")
+
+
+def encode(action: Action) -> str:
+    """Return the callback data of an action."""
+    match action:
+        case ShowPage(page):
+            data = f"m:p:{page}"
+        case DeleteFromPage(memory_id, page):
+            data = f"m:d:{memory_id}:{page}"
+        case AnswerClear(confirmed):
+            data = f"m:c:{'y' if confirmed else 'n'}"
+        case Undo(change_id):
+            data = f"u:{change_id}"
+    if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
+        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
+    return data
+
+
+def parse_callback(data: str | None) -> Action | None:
+    """Return the action of a button's callback data, or None if it is not one of ours."""
+    data = data or ""
+    if match := _SHOW_PAGE.fullmatch(data):
+        return ShowPage(int(match[1]))
+    if match := _DELETE.fullmatch(data):
+        return DeleteFromPage(match[1], int(match[2]))
+    if match := _CLEAR.fullmatch(data):
+        return AnswerClear(match[1] == "y")
+    if match := _UNDO.fullmatch(data):
+        return Undo(int(match[1]))
+    return None

@@ -1,0 +1,70 @@
+"""Deliver to a chat: HTML in pieces under Telegram's limit, views with buttons, answers."""
+
+import logging
+from collections.abc import Awaitable
+
+from anthropic import APIError
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot.agent.loop import Answer
+from bot.telegram import texts
+from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
+from bot.telegram.typing_indicator import typing_indicator
+from bot.telegram.views import Button, View, change_notices
+
+logger = logging.getLogger(__name__)
+
+
+async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
+    """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
+    try:
+        return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
+    except BadRequest as error:
+        if "can't parse entities" not in str(error).lower():
+            raise
+        logger.warning("Telegram refused our HTML (%s); sending plain text", error)
+    last = None
+    for plain in split_plain(html_to_plain(html)):
+        last = await bot.send_message(chat_id, plain, **kwargs)
+    assert last is not None
+    return last
+
+
+async def send_html(bot: Bot, chat_id: int, html: str, **kwargs) -> list[Message]:
+    """Send text we wrote as HTML, split to fit."""
+    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
+
+
+async def send_markdown(bot: Bot, chat_id: int, markdown: str, **kwargs) -> list[Message]:
+    """Send the model's Markdown reply rendered for Telegram, split to fit."""
+    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in render_reply(markdown)]
+
+
+def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+    """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
+
+
+async def send_view(bot: Bot, chat_id: int, view: View) -> None:
+    """Send a view as one message (views are built to fit one)."""
+    await send_html(bot, chat_id, view.text, reply_markup=markup(view.buttons))
+
+
+async def deliver_answer(bot: Bot, chat_id: int, answer: Awaitable[Answer]) -> None:
+    """Show typing while the agent works, then send its answer and notices, or say it is away."""
+    try:
+        async with typing_indicator(bot, chat_id):
+            result = await answer
+    except APIError as error:
+        logger.warning("model call failed for chat %s: %s", chat_id, error)
+        await send_html(bot, chat_id, texts.MODEL_UNAVAILABLE)
+        return
+    await send_markdown(bot, chat_id, result.text or texts.EMPTY_REPLY)
+    for view in change_notices(result.changes):
+        await send_view(bot, chat_id, view)

@@ -1,0 +1,48 @@
+"""Telegram's measure of text, and what it treats as nothing: shared by rendering and splitting."""
+
+import re
+from html import unescape
+
+MAX_MESSAGE_LENGTH = 4096
+
+_EMPTY_ELEMENT = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?></\1>")
+
+# What Telegram treats as nothing at all (TDLib's clean_input_string and
+# strip_empty_characters): a message of only these is rejected as empty.
+_BLANK = "".join(
+    [chr(c) for c in range(0x21)]
+    + [chr(c) for c in range(0x2000, 0x2010)]
+    + [chr(c) for c in range(0x2028, 0x2030)]
+    + [chr(c) for c in range(0xE0000, 0xE0080)]
+    + list("\u00a0\u030a\u0333\u033f\u1680\u180e\u205f\u2800\u3000\ufeff\ufffc")
+)
+
+
+def utf16_len(text: str) -> int:
+    """Return the length of text in UTF-16 code units, as Telegram measures messages."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def is_blank(text: str) -> bool:
+    """Tell whether Telegram would find no text at all in text."""
+    return not text.strip(_BLANK).strip()
+
+
+def normalize(text: str) -> str:
+    """Unify line endings and drop code points Telegram cannot carry."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    # A lone surrogate cannot be encoded as UTF-8, so the request would fail.
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+def drop_empty_elements(html_text: str) -> str:
+    """Remove elements with nothing inside, which carry no formatting."""
+    count = 1
+    while count:
+        html_text, count = _EMPTY_ELEMENT.subn("", html_text)
+    return html_text
+
+
+def html_to_plain(html: str) -> str:
+    """Strip tags and unescape entities, for sending without a parse mode."""
+    return unescape(re.sub(r"<[^<>]*>", "", html))

@@ -1,0 +1,81 @@
+"""Start-up and shutdown work: answer what a crash left unanswered, stop within a grace period."""
+
+import asyncio
+import logging
+import signal
+
+from telegram.ext import Application
+
+from bot.conversations.snapshot import ConversationState
+from bot.telegram.context import Services
+from bot.telegram.delivery import deliver_answer
+from bot.telegram.processing import PerChatUpdateProcessor
+
+logger = logging.getLogger(__name__)
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+async def answer_unanswered(application: Application) -> None:
+    """Answer messages that a crash or a stop left stored but unanswered."""
+    services: Services = application.bot_data["services"]
+    processor: PerChatUpdateProcessor = application.update_processor
+    pending = await services.conversations.unanswered()
+    if pending:
+        logger.info("answering %d message(s) left unanswered by the last run", len(pending))
+
+    async def answer(conversation: ConversationState) -> None:
+        # Read it again under the chat's lock: a newer message may have answered or compacted it.
+        snapshot = await services.conversations.snapshot(conversation.id)
+        if snapshot.unanswered:
+            answer = services.chat.answer(snapshot)
+            await deliver_answer(application.bot, conversation.chat_id, answer)
+
+    results = await asyncio.gather(
+        *(processor.run_exclusive(c.chat_id, answer(c)) for c in pending),
+        return_exceptions=True,
+    )
+    for conversation, result in zip(pending, results, strict=True):
+        if isinstance(result, Exception):
+            logger.error(
+                "could not answer conversation %s after the restart",
+                conversation.id,
+                exc_info=result,
+            )
+
+
+async def stop_gracefully(application: Application, grace_seconds: float) -> None:
+    """Stop fetching updates, let running turns finish within the grace period, then stop."""
+    if application.updater is not None and application.updater.running:
+        await application.updater.stop()
+    # Let the updates already fetched become tasks before waiting for them; PTB offers no
+    # event for "queue empty" (its join() waits for processing), hence the short poll.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace_seconds
+    while not application.update_queue.empty() and loop.time() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
+    await application.update_processor.drain(max(0.0, deadline - loop.time()))
+    application.stop_running()
+
+
+def install_stop_signals(application: Application, grace_seconds: float) -> None:
+    """Make SIGTERM and SIGINT stop the bot gracefully, once."""
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task] = []
+
+    def on_signal(signum: int) -> None:
+        if stopping:
+            return
+        logger.info("received %s: stopping", signal.Signals(signum).name)
+        stopping.append(loop.create_task(stop_gracefully(application, grace_seconds)))
+
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, on_signal, signum)
+
+
+def remove_stop_signals() -> None:
+    """Give the signals back to the event loop's defaults."""
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:
+        loop.remove_signal_handler(signum)

@@ -1,0 +1,124 @@
+"""The buttons of /memory and of the change notices: paging, Delete, clear, Undo."""
+
+from typing import TypeGuard
+
+from telegram import MaybeInaccessibleMessage, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot.telegram import texts
+from bot.telegram.callbacks import AnswerClear, DeleteFromPage, ShowPage, Undo, parse_callback
+from bot.telegram.context import BotContext, owner_id
+from bot.telegram.delivery import markup, send_view
+from bot.telegram.memory_commands import page_view, say
+from bot.telegram.views import Button, View, without_button
+from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
+
+
+def buttons_of(message: Message) -> tuple[tuple[Button, ...], ...]:
+    """Read the callback buttons of a message we sent."""
+    keyboard = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    return tuple(
+        tuple(Button(b.text, b.callback_data) for b in row if isinstance(b.callback_data, str))
+        for row in keyboard
+    )
+
+
+def _editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
+    """Tell whether the bot may still edit a button's message (Telegram says so by date 0)."""
+    return isinstance(message, Message) and message.is_accessible
+
+
+async def _edit(update: Update, context: BotContext, view: View) -> None:
+    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
+    message = update.callback_query.message
+    if not _editable(message):
+        await send_view(context.bot, update.effective_chat.id, view)
+        return
+    try:
+        await message.edit_text(
+            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
+        )
+    except BadRequest as error:
+        # A second press that changes nothing is fine; anything else is a real failure.
+        if "not modified" not in str(error).lower():
+            raise
+
+
+async def show_page(update: Update, context: BotContext, action: ShowPage) -> None:
+    """Show another page of the memory list in the same message."""
+    await update.callback_query.answer()
+    await _edit(update, context, await page_view(update, context, action.page))
+
+
+async def delete_button(update: Update, context: BotContext, action: DeleteFromPage) -> None:
+    """Forget the memory of a page's Delete button, then refresh the page."""
+    query = update.callback_query
+    try:
+        item = await context.services.memory_control.delete(owner_id(update), action.memory_id)
+    except MemoryNotFound:
+        await query.answer(texts.MEMORY_GONE, show_alert=True)
+    else:
+        await query.answer()
+        await say(update, context, texts.deleted(item))
+    await _edit(update, context, await page_view(update, context, action.page))
+
+
+async def clear_answer(update: Update, context: BotContext, action: AnswerClear) -> None:
+    """Forget everything on Yes, or nothing on Cancel, and say which."""
+    await update.callback_query.answer()
+    if action.confirmed:
+        count = await context.services.memory_control.clear(owner_id(update))
+        await _edit(update, context, View(texts.cleared(count)))
+    else:
+        await _edit(update, context, View(texts.CLEAR_CANCELLED))
+
+
+async def undo_button(update: Update, context: BotContext, action: Undo) -> None:
+    """Undo a change the model made, once, and take its Undo button away."""
+    query = update.callback_query
+    try:
+        result = await context.services.memory_control.undo(owner_id(update), action.change_id)
+    except ChangeNotFound:
+        await stale_button(update, context)
+        return
+    except AlreadyUndone:
+        await query.answer(texts.ALREADY_UNDONE, show_alert=True)
+    except CannotUndo as refusal:
+        await query.answer(texts.CANNOT_UNDO[refusal.reason], show_alert=True)
+        return
+    else:
+        await query.answer(texts.UNDONE_ALERT)
+        await say(update, context, texts.undone(result))
+    await _drop_pressed_button(update, context)
+
+
+BUTTONS = {
+    ShowPage: show_page,
+    DeleteFromPage: delete_button,
+    AnswerClear: clear_answer,
+    Undo: undo_button,
+}
+
+
+async def on_button(update: Update, context: BotContext) -> None:
+    """Run the pressed button's action, or say the button no longer works."""
+    action = parse_callback(update.callback_query.data)
+    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
+    if action is None or update.effective_chat is None:
+        await stale_button(update, context)
+        return
+    await BUTTONS[type(action)](update, context, action)
+
+
+async def _drop_pressed_button(update: Update, context: BotContext) -> None:
+    """Take the pressed button off its message, keeping the text and the other buttons."""
+    query = update.callback_query
+    if _editable(query.message):
+        rows = without_button(buttons_of(query.message), query.data)
+        await _edit(update, context, View(query.message.text_html, rows))
+
+
+async def stale_button(update: Update, context: BotContext) -> None:
+    """Say a button no longer works (malformed, or from another owner's message)."""
+    await update.callback_query.answer(texts.STALE_BUTTON, show_alert=True)

@@ -1,0 +1,156 @@
+"""The /memory command family: the user's direct control of memory, without the model."""
+
+from telegram import InputFile, Update
+from telegram.constants import ParseMode
+
+from bot.telegram import texts
+from bot.telegram.context import BotContext, owner_id
+from bot.telegram.delivery import send_html, send_view
+from bot.telegram.views import View, clear_question, memory_page
+from memory.items import MemoryNotDeleted, MemoryNotFound
+
+SEARCH_RESULTS_SHOWN = 20
+
+
+def _argument(context: BotContext) -> str | None:
+    """Return the one argument after the subcommand, or None if there is not exactly one."""
+    args = context.args or []
+    return args[1] if len(args) == 2 else None
+
+
+async def _memory_id(update: Update, context: BotContext, subcommand: str) -> str | None:
+    """Return the one id after the subcommand, or ask for it and return None."""
+    memory_id = _argument(context)
+    if memory_id is None:
+        await say(update, context, texts.id_usage(subcommand))
+    return memory_id
+
+
+async def say(update: Update, context: BotContext, html: str) -> None:
+    """Send HTML we wrote to the update's chat."""
+    await send_html(context.bot, update.effective_chat.id, html)
+
+
+async def page_view(update: Update, context: BotContext, page: int) -> View:
+    """Render a page of the owner's memories as they are now."""
+    overview = await context.services.memory_control.overview(owner_id(update))
+    return memory_page(overview.items, overview.usage, overview.enabled, page)
+
+
+# A subcommand given an unknown id raises MemoryNotFound; memory_command answers it.
+
+
+async def list_memories(update: Update, context: BotContext) -> None:
+    """Show the first page of memories, with Delete buttons and paging."""
+    await send_view(context.bot, update.effective_chat.id, await page_view(update, context, 1))
+
+
+async def delete_memory(update: Update, context: BotContext) -> None:
+    """Forget one memory by id."""
+    if (memory_id := await _memory_id(update, context, "delete")) is None:
+        return
+    item = await context.services.memory_control.delete(owner_id(update), memory_id)
+    await say(update, context, texts.deleted(item))
+
+
+async def restore_memory(update: Update, context: BotContext) -> None:
+    """Bring back a deleted memory by id, or list the recently deleted ones."""
+    memory_id = _argument(context)
+    control = context.services.memory_control
+    if memory_id is None:
+        deleted = await control.recently_deleted(owner_id(update))
+        await say(update, context, texts.restore_usage(deleted))
+        return
+    try:
+        item = await control.restore(owner_id(update), memory_id)
+    except MemoryNotDeleted:
+        await say(update, context, texts.not_deleted(memory_id))
+    else:
+        await say(update, context, texts.restored(item))
+
+
+async def memory_history(update: Update, context: BotContext) -> None:
+    """Show every version of a memory with its date, newest last."""
+    if (memory_id := await _memory_id(update, context, "history")) is None:
+        return
+    found = await context.services.memory_control.history(owner_id(update), memory_id)
+    zone = context.services.settings.zone
+    await say(update, context, texts.history(found.item, found.versions, zone))
+
+
+async def search_memories(update: Update, context: BotContext) -> None:
+    """Show the active memories matching some words, best first, with their ids."""
+    query = " ".join((context.args or [])[1:])
+    if not query.strip():
+        await say(update, context, texts.SEARCH_USAGE)
+        return
+    found = await context.services.memory_control.search(owner_id(update), query)
+    await say(update, context, texts.search_results(query, found, SEARCH_RESULTS_SHOWN))
+
+
+async def clear_memories(update: Update, context: BotContext) -> None:
+    """Ask, with buttons, before forgetting every memory."""
+    count = len((await context.services.memory_control.overview(owner_id(update))).items)
+    if count == 0:
+        await say(update, context, texts.CLEAR_NOTHING)
+        return
+    await send_view(context.bot, update.effective_chat.id, clear_question(count))
+
+
+async def export_memories(update: Update, context: BotContext) -> None:
+    """Send a JSON file with every memory and all its versions."""
+    export = await context.services.memory_control.export(owner_id(update))
+    if export is None:
+        await say(update, context, texts.EXPORT_EMPTY)
+        return
+    await context.bot.send_document(
+        update.effective_chat.id,
+        InputFile(export.data, filename=export.filename),
+        caption=texts.export_caption(export.total, export.deleted),
+        parse_mode=ParseMode.HTML,
+    )
+
+
+async def memory_off(update: Update, context: BotContext) -> None:
+    """Stop using and saving memories; keep the stored ones."""
+    control = context.services.memory_control
+    changed = await control.set_enabled(owner_id(update), False)
+    count = len((await control.overview(owner_id(update))).items)
+    await say(update, context, texts.memory_off(changed, count))
+
+
+async def memory_on(update: Update, context: BotContext) -> None:
+    """Use and save memories again."""
+    changed = await context.services.memory_control.set_enabled(owner_id(update), True)
+    await say(update, context, texts.memory_on(changed))
+
+
+async def memory_usage(update: Update, context: BotContext) -> None:
+    """Explain the /memory subcommands."""
+    await say(update, context, texts.MEMORY_USAGE)
+
+
+# Subcommands with their argument count: None takes any number of words.
+SUBCOMMANDS = {
+    "list": (list_memories, 0),
+    "delete": (delete_memory, None),
+    "restore": (restore_memory, None),
+    "history": (memory_history, None),
+    "search": (search_memories, None),
+    "clear": (clear_memories, 0),
+    "export": (export_memories, 0),
+    "off": (memory_off, 0),
+    "on": (memory_on, 0),
+}
+
+
+async def memory_command(update: Update, context: BotContext) -> None:
+    """Run a /memory subcommand; a bare /memory lists."""
+    args = context.args or []
+    handler, arity = SUBCOMMANDS.get(args[0].lower() if args else "list", (memory_usage, None))
+    if arity is not None and len(args) > 1 + arity:
+        handler = memory_usage
+    try:
+        await handler(update, context)
+    except MemoryNotFound as missing:
+        await say(update, context, texts.unknown_memory(missing.memory_id))

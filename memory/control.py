@@ -1,0 +1,132 @@
+"""What the user does to memory directly, without the model."""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from memory.budget import MemoryUsage, usage_of
+from memory.export import export_document, export_json
+from memory.ids import is_memory_id
+from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
+from memory.models import utcnow
+from memory.search import search
+from memory.store import MemoryStore
+from memory.switch import MemorySwitch
+from memory.undo import UndoLog
+
+RECENTLY_DELETED_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class MemoryOverview:
+    """The owner's active memories in block order, how full memory is, and whether it is on."""
+
+    items: list[MemoryItem]
+    usage: MemoryUsage
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """The export of an owner's memories, ready to upload."""
+
+    filename: str
+    data: bytes
+    total: int
+    deleted: int
+
+
+class MemoryControl:
+    """The owner's direct control of memory; each change is followed by on_change(owner_id)."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        switch: MemorySwitch,
+        undo_log: UndoLog,
+        token_budget: int,
+        on_change: Callable[[int], Awaitable[None]],
+    ):
+        self._store = store
+        self._switch = switch
+        self._undo_log = undo_log
+        self._token_budget = token_budget
+        # Direct changes show from the next turn (the caller re-renders open conversations'
+        # blocks); the model's own writes reach it through its tool results instead.
+        self._on_change = on_change
+
+    async def overview(self, owner_id: int) -> MemoryOverview:
+        """Return what /memory shows: the memories, the budget used, and the on/off state."""
+        items = await self._store.list_active(owner_id)
+        return MemoryOverview(
+            items=items,
+            usage=usage_of(items, self._token_budget),
+            enabled=await self._switch.is_on(owner_id),
+        )
+
+    async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
+        """Forget one memory."""
+        _check_id(memory_id)
+        item = await self._store.delete(owner_id, memory_id)
+        await self._on_change(owner_id)
+        return item
+
+    async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
+        """Bring back a deleted memory."""
+        _check_id(memory_id)
+        item = await self._store.restore(owner_id, memory_id)
+        await self._on_change(owner_id)
+        return item
+
+    async def recently_deleted(self, owner_id: int) -> list[MemoryItem]:
+        """Return the memories deleted most recently, to restore from."""
+        return await self._store.list_deleted(owner_id, RECENTLY_DELETED_SHOWN)
+
+    async def history(self, owner_id: int, memory_id: str) -> MemoryRecord:
+        """Return a memory, deleted or not, with every version."""
+        _check_id(memory_id)
+        item = await self._store.find(owner_id, memory_id)
+        return MemoryRecord(item, await self._store.history(owner_id, memory_id))
+
+    async def search(self, owner_id: int, query: str) -> list[MemoryItem]:
+        """Return the active memories matching the words, best first."""
+        return search(await self._store.list_active(owner_id), query)
+
+    async def clear(self, owner_id: int) -> int:
+        """Forget every memory of the owner; return how many."""
+        count = await self._store.clear(owner_id)
+        if count:
+            await self._on_change(owner_id)
+        return count
+
+    async def export(self, owner_id: int) -> ExportFile | None:
+        """Return every memory with all versions as a JSON file, or None if there are none."""
+        records = await self._store.export(owner_id)
+        if not records:
+            return None
+        now = utcnow()
+        document = export_document(owner_id, records, now, await self._switch.is_on(owner_id))
+        return ExportFile(
+            filename=f"memories-{now:%Y-%m-%d}.json",
+            data=export_json(document),
+            total=len(records),
+            deleted=sum(record.item.deleted_at is not None for record in records),
+        )
+
+    async def set_enabled(self, owner_id: int, enabled: bool) -> bool:
+        """Turn memory on or off for the owner; tell whether that changed anything."""
+        changed = await self._switch.turn(owner_id, enabled)
+        if changed:
+            await self._on_change(owner_id)
+        return changed
+
+    async def undo(self, owner_id: int, change_id: int) -> UndoResult:
+        """Undo one change the model made, once."""
+        result = await self._undo_log.undo(owner_id, change_id)
+        await self._on_change(owner_id)
+        return result
+
+
+def _check_id(memory_id: str) -> None:
+    """Treat text that cannot be an id like an unknown id, without asking the database."""
+    if not is_memory_id(memory_id):
+        raise MemoryNotFound(memory_id)

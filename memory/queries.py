@@ -1,0 +1,139 @@
+"""SQL the memory modules share: current versions, plain-column items, and per-owner locks."""
+
+import functools
+
+from sqlalchemy import Row, Select, bindparam, func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from memory.categories import Category
+from memory.items import MemoryItem, MemoryNotFound, MemoryVersionItem
+from memory.models import Memory, MemoryVersion
+
+# Plain columns, not ORM objects: building 2,000 objects for the block took most of a turn.
+ITEM_COLUMNS = (
+    Memory.id,
+    Memory.owner_id,
+    Memory.category,
+    Memory.subject,
+    MemoryVersion.content,
+    MemoryVersion.version_number,
+    Memory.created_at,
+    MemoryVersion.created_at,
+    Memory.deleted_at,
+)
+
+# pg_advisory_xact_lock's two-key space for "an owner's memories" ("mblk" in ASCII); the
+# migration lock uses the one-key space, which never overlaps it.
+MEMORY_LOCK_SPACE = 0x6D626C6B
+
+
+def version_item(version: MemoryVersion) -> MemoryVersionItem:
+    """Copy a version row into a plain value."""
+    return MemoryVersionItem(
+        version_number=version.version_number,
+        content=version.content,
+        created_at=version.created_at,
+        source_conversation_id=version.source_conversation_id,
+    )
+
+
+def item_of(memory: Memory, version: MemoryVersion) -> MemoryItem:
+    """Combine a memory row with its current version."""
+    return MemoryItem(
+        id=memory.id,
+        owner_id=memory.owner_id,
+        category=Category(memory.category),
+        subject=memory.subject,
+        content=version.content,
+        version=version.version_number,
+        created_at=memory.created_at,
+        updated_at=version.created_at,
+        deleted_at=memory.deleted_at,
+    )
+
+
+def item_from_row(row: Row) -> MemoryItem:
+    """Build an item from a row of ITEM_COLUMNS."""
+    memory_id, owner_id, category, *rest = row
+    return MemoryItem(memory_id, owner_id, Category(category), *rest)
+
+
+def _latest_version_number():
+    """Return a correlated subquery for a memory's highest version number."""
+    other = aliased(MemoryVersion)
+    return (
+        select(func.max(other.version_number))
+        .where(other.memory_id == Memory.id)
+        .correlate(Memory)
+        .scalar_subquery()
+    )
+
+
+def with_current_version(*columns) -> Select:
+    """Select memories joined to their current version (both rows, or the given columns)."""
+    return select(*(columns or (Memory, MemoryVersion))).join(
+        MemoryVersion,
+        (MemoryVersion.memory_id == Memory.id)
+        & (MemoryVersion.version_number == _latest_version_number()),
+    )
+
+
+@functools.cache
+def _active_memories_statement() -> Select:
+    """Select an owner's active memories with their current content, in block order."""
+    return (
+        with_current_version(*ITEM_COLUMNS)
+        .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
+        .order_by(Memory.category, Memory.created_at, Memory.id)
+    )
+
+
+async def load_active_memories(session: AsyncSession, owner_id: int) -> list[MemoryItem]:
+    """Return the owner's active memories in block order, inside the caller's session."""
+    connection = await session.connection()
+    rows = await connection.execute(_active_memories_statement(), {"owner": owner_id})
+    return [item_from_row(row) for row in rows]
+
+
+async def load_with_current(
+    session: AsyncSession, owner_id: int, memory_id: str, *, active: bool
+) -> tuple[Memory, MemoryVersion]:
+    """Load a memory of this owner (only an active one if asked) with its current version."""
+    query = with_current_version().where(Memory.id == memory_id, Memory.owner_id == owner_id)
+    if active:
+        query = query.where(Memory.deleted_at.is_(None))
+    row = (await session.execute(query)).first()
+    if row is None:
+        raise MemoryNotFound(memory_id)
+    return row[0], row[1]
+
+
+async def lock_owner_memories(session: AsyncSession, owner_id: int, *, shared: bool) -> None:
+    """On Postgres, queue changes to an owner's memories against renderings of their block.
+
+    Changes take the lock alone, renderings share it, so a block is never rendered from
+    memories a concurrent change is replacing. SQLite needs none: it has one writer at a time,
+    and the bot one connection.
+    """
+    connection = await session.connection()
+    if connection.dialect.name != "postgresql":
+        return
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    await connection.execute(
+        text(f"SELECT {function}(:space, :key)"),
+        {"space": MEMORY_LOCK_SPACE, "key": owner_id % 2**31},
+    )
+
+
+async def lock_memory(session: AsyncSession, owner_id: int, memory_id: str) -> None:
+    """Queue behind other writers of this memory (a row lock on Postgres).
+
+    FOR NO KEY UPDATE leaves inserts that reference the row alone. SQLite has no row locks;
+    the unique (memory_id, version_number) turns its race into a retry.
+    """
+    await session.execute(
+        select(Memory.id)
+        .where(Memory.id == memory_id, Memory.owner_id == owner_id)
+        .with_for_update(key_share=True)
+    )

@@ -1,0 +1,118 @@
+"""The undo log: each change the model makes is recorded with it, and can be undone once."""
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from memory.items import (
+    AlreadyUndone,
+    CannotUndo,
+    ChangeKind,
+    ChangeNotFound,
+    MemoryItem,
+    UndoRefusal,
+    UndoResult,
+)
+from memory.models import Memory, MemoryChangeRecord, MemoryVersion, utcnow
+from memory.queries import item_of, load_with_current, lock_memory
+from memory.stored_block import memory_change
+
+
+async def record_change(
+    session: AsyncSession, owner_id: int, memory_id: str, kind: ChangeKind, version_number: int
+) -> int:
+    """Log a change in the caller's transaction, so the user can undo it; return its id."""
+    record = MemoryChangeRecord(
+        owner_id=owner_id,
+        memory_id=memory_id,
+        kind=kind.value,
+        version_number=version_number,
+        created_at=utcnow(),
+    )
+    session.add(record)
+    await session.flush()
+    return record.id
+
+
+async def _claim(
+    session: AsyncSession, owner_id: int, change_id: int, now: datetime
+) -> MemoryChangeRecord:
+    """Mark the owner's change undone, or raise if it is unknown or was undone before."""
+    change = await session.scalar(
+        select(MemoryChangeRecord).where(
+            MemoryChangeRecord.id == change_id, MemoryChangeRecord.owner_id == owner_id
+        )
+    )
+    if change is None:
+        raise ChangeNotFound(change_id)
+    # Claiming the entry first makes a second, concurrent undo find nothing to claim.
+    claimed = await session.execute(
+        update(MemoryChangeRecord)
+        .where(MemoryChangeRecord.id == change.id, MemoryChangeRecord.undone_at.is_(None))
+        .values(undone_at=now)
+    )
+    if claimed.rowcount == 0:
+        raise AlreadyUndone(change_id)
+    return change
+
+
+async def _previous_content(session: AsyncSession, memory_id: str, version_number: int) -> str:
+    """Return the content a memory had before this version."""
+    return await session.scalar(
+        select(MemoryVersion.content).where(
+            MemoryVersion.memory_id == memory_id,
+            MemoryVersion.version_number == version_number - 1,
+        )
+    )
+
+
+async def _revert(
+    session: AsyncSession,
+    change: MemoryChangeRecord,
+    memory: Memory,
+    current: MemoryVersion,
+    now: datetime,
+) -> MemoryItem:
+    """Undo one change to a memory as it is now; return the memory afterwards."""
+    kind = ChangeKind(change.kind)
+    if kind is ChangeKind.FORGOTTEN:
+        if memory.deleted_at is None:
+            raise CannotUndo(UndoRefusal.RESTORED)
+        memory.deleted_at = None
+        return item_of(memory, current)
+    if memory.deleted_at is not None:
+        raise CannotUndo(UndoRefusal.DELETED)
+    if kind is ChangeKind.ADDED:
+        memory.deleted_at = now
+        return item_of(memory, current)
+    if current.version_number != change.version_number:
+        raise CannotUndo(UndoRefusal.CHANGED)
+    restored = MemoryVersion(
+        memory_id=memory.id,
+        version_number=current.version_number + 1,
+        content=await _previous_content(session, memory.id, change.version_number),
+        created_at=now,
+    )
+    session.add(restored)
+    return item_of(memory, restored)
+
+
+class UndoLog:
+    """Undoes logged changes, each once, unless the memory changed since."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+        self._sessionmaker = sessionmaker
+
+    async def undo(self, owner_id: int, change_id: int) -> UndoResult:
+        """Undo a logged change once, unless the memory has changed since."""
+        now = utcnow()
+        async with memory_change(self._sessionmaker, owner_id) as session:
+            change = await _claim(session, owner_id, change_id, now)
+            await lock_memory(session, owner_id, change.memory_id)
+            memory, current = await load_with_current(
+                session, owner_id, change.memory_id, active=False
+            )
+            before = item_of(memory, current)
+            after = await _revert(session, change, memory, current, now)
+            return UndoResult(ChangeKind(change.kind), before, after)

@@ -1,0 +1,1 @@
+"""Tests of bot/agent/: request assembly and compaction."""

@@ -1,0 +1,149 @@
+"""Long conversations: the older part is summarised in one large step, pairs kept whole."""
+
+from itertools import pairwise
+
+import pytest
+
+from bot.agent.compaction import choose_cut
+from bot.conversations.snapshot import StoredTurn
+from tests.fakes.anthropic_server import error, text, tool_use
+from tests.harness import OWNER
+
+BUDGET = 2_000
+
+
+def is_summary_request(request: dict) -> bool:
+    return isinstance(request.get("system"), str) and "running summary" in request["system"]
+
+
+def user(i, tokens):
+    return StoredTurn(i, "user", [{"type": "text", "text": "x"}], tokens)
+
+
+def assistant(i, tokens, tool=False):
+    block = (
+        {"type": "tool_use", "id": f"t{i}", "name": "n", "input": {}}
+        if tool
+        else {
+            "type": "text",
+            "text": "y",
+        }
+    )
+    return StoredTurn(i, "assistant", [block], tokens)
+
+
+def tool_result(i, tokens):
+    return StoredTurn(
+        i, "user", [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}], tokens
+    )
+
+
+@pytest.fixture
+async def small_budget_bot(start_bot):
+    """Return the running bot with a history budget small enough to compact quickly."""
+    return await start_bot(history_token_budget=BUDGET)
+
+
+def test_no_cut_under_budget():
+    assert choose_cut([user(1, 500), assistant(2, 500)], 2_000) is None
+
+
+def test_cut_frees_most_of_the_budget_and_never_splits_tool_pairs():
+    turns = [
+        user(1, 400),
+        assistant(2, 400),
+        user(3, 400),
+        assistant(4, 300, tool=True),
+        tool_result(5, 300),
+        assistant(6, 300),
+        user(7, 300),
+        assistant(8, 300),
+    ]
+    cut = choose_cut(turns, 2_000)
+    kept = turns[cut:]
+    assert kept[0].role == "user" and kept[0].content[0]["type"] == "text"
+    assert sum(t.tokens for t in kept) <= 2_000 * 0.4
+    assert cut == 6
+
+
+def test_a_cut_that_would_land_on_a_tool_result_moves_to_the_next_user_message():
+    turns = [
+        user(1, 1000),
+        assistant(2, 100, tool=True),
+        tool_result(3, 100),
+        assistant(4, 100),
+        user(5, 100),
+        assistant(6, 100),
+    ]
+    # The budget alone would cut at 2, orphaning the tool_result at 2 from its tool_use.
+    assert choose_cut(turns, 1000) == 4
+
+
+async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    model.default = lambda request: (
+        text("The user asked many questions about gardening.")
+        if is_summary_request(request)
+        else text("A fairly long answer about plants. " * 10)
+    )
+    model.script(
+        tool_use("add_to_memory", {"content": "The user grows tomatoes", "category": "project"}),
+    )
+    for i in range(24):
+        await bot.say(OWNER, f"Question {i} about gardening: " + "soil and water " * 20)
+    summaries = [r for r in model.requests if is_summary_request(r)]
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert summaries, "the history never got summarised"
+    assert len(summaries) <= 4, "compaction should happen in large steps"
+    last = chats[-1]
+    assert last["system"][2]["text"].endswith("The user asked many questions about gardening.")
+    assert len(last["messages"]) < 2 * 24
+    assert model.invalid == []
+    # Between compactions each request extends the previous one: the cached prefix holds.
+    stable = sum(
+        1
+        for before, after in pairwise(chats)
+        if after["messages"][: len(before["messages"]) - 1] == before["messages"][:-1]
+        and after["system"] == before["system"]
+    )
+    assert stable >= len(chats) - 1 - len(summaries)
+
+
+async def test_when_summarising_fails_the_oldest_turns_are_dropped(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    model.default = lambda request: (
+        error(400, "invalid_request_error", "no summaries today")
+        if is_summary_request(request)
+        else text("ok " * 50)
+    )
+    for i in range(12):
+        replies = await bot.say(OWNER, f"Message {i}: " + "words " * 150)
+        assert replies, f"message {i} was not answered"
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert any(is_summary_request(r) for r in model.requests)
+    assert len(chats[-1]["messages"]) < 2 * 12
+    assert len(chats[-1]["system"]) == 2  # no summary block
+
+
+async def test_when_the_model_is_away_no_history_is_dropped(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    away = True
+    model.default = lambda request: (
+        error(529, "overloaded_error", "Overloaded")
+        if away and is_summary_request(request)
+        else text("ok " * 50)
+    )
+    for i in range(12):
+        assert await bot.say(OWNER, f"Message {i}: " + "words " * 150)
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert any(is_summary_request(r) for r in model.requests)
+    assert "Message 0:" in str(chats[-1]["messages"][0])  # over budget, but all still there
+
+    away = False
+    await bot.say(OWNER, "Message 12: " + "words " * 150)
+    chats = [r for r in model.requests if not is_summary_request(r)]
+    assert "Message 0:" not in str(chats[-1]["messages"])
+    assert len(chats[-1]["system"]) == 3  # folded into a summary this time

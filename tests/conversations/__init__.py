@@ -1,0 +1,1 @@
+"""Tests of bot/conversations/: conversations and turns on real databases."""

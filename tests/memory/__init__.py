@@ -1,0 +1,1 @@
+"""Tests of memory/: the memory domain on real databases."""

@@ -1,0 +1,76 @@
+"""The memory block: fixed format, byte-stable order."""
+
+from datetime import UTC, datetime, timedelta
+
+from memory.block import render_memory_block
+from memory.categories import Category
+from memory.items import MemoryItem
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def item(memory_id, category, content, subject=None, minutes=0):
+    created = T0 + timedelta(minutes=minutes)
+    return MemoryItem(
+        id=memory_id,
+        owner_id=1,
+        category=Category(category),
+        subject=subject,
+        content=content,
+        version=1,
+        created_at=created,
+        updated_at=created,
+    )
+
+
+def test_renders_the_design_example_exactly():
+    block = render_memory_block(
+        [
+            item("a1b2c3d4", "person", "Alec is the user's boss at TechCorp", "Alec"),
+            item("q7r8s9t0", "context", "User works on the Platform team"),
+        ]
+    )
+    assert block == (
+        "## Your Memory\n"
+        "\n"
+        "The following is information you've learned about the user from previous "
+        "conversations.\n"
+        "Use this context naturally. To update a memory, use the update_memory tool with the "
+        "memory ID.\n"
+        "\n"
+        "### Context\n"
+        "- [id:q7r8s9t0] User works on the Platform team\n"
+        "\n"
+        "### Person\n"
+        "- [id:a1b2c3d4] [Alec] Alec is the user's boss at TechCorp"
+    )
+
+
+def test_order_is_category_then_time_then_id_whatever_the_input_order():
+    memories = [
+        item("zzzzzzzz", "project", "Launch Falcon", minutes=1),
+        item("bbbbbbbb", "person", "Sarah is a designer", "Sarah", minutes=5),
+        item("aaaaaaab", "person", "Tom is a colleague", "Tom", minutes=2),
+        item("aaaaaaaa", "person", "Alec is the boss", "Alec", minutes=2),
+        item("cccccccc", "preference", "Likes Fridays", minutes=0),
+        item("dddddddd", "context", "Lives in Berlin", minutes=9),
+    ]
+    expected_ids = ["dddddddd", "aaaaaaaa", "aaaaaaab", "bbbbbbbb", "cccccccc", "zzzzzzzz"]
+    for permutation in (memories, memories[::-1], memories[2:] + memories[:2]):
+        block = render_memory_block(permutation)
+        ids = [line[len("- [id:") :][:8] for line in block.splitlines() if line.startswith("- ")]
+        assert ids == expected_ids
+        assert block == render_memory_block(memories)
+    headings = [line for line in block.splitlines() if line.startswith("### ")]
+    assert headings == ["### Context", "### Person", "### Preference", "### Project"]
+
+
+def test_multiline_content_stays_on_one_line():
+    block = render_memory_block([item("abcdefgh", "context", "line one\nline two\n\n- fake")])
+    assert block.endswith("- [id:abcdefgh] line one line two - fake")
+
+
+def test_empty_block_is_not_empty_text():
+    block = render_memory_block([])
+    assert block.startswith("## Your Memory\n")
+    assert "not saved any memories" in block

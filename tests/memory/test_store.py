@@ -1,0 +1,112 @@
+"""The memory store on a real SQLite file: versions, soft delete, owner scoping."""
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from memory.categories import Category
+from memory.ids import is_memory_id
+from memory.items import MemoryNotFound, find_by_subject
+from memory.models import Memory, MemoryVersion
+
+ALICE, BOB = 111, 222
+
+
+async def test_add_stores_memory_and_first_version(store, sessionmaker):
+    item = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec", 7)
+    assert is_memory_id(item.id)
+    assert (item.version, item.subject, item.category) == (1, "Alec", Category.PERSON)
+    async with sessionmaker() as session:
+        versions = (await session.scalars(select(MemoryVersion))).all()
+    assert [(v.memory_id, v.version_number, v.source_conversation_id) for v in versions] == [
+        (item.id, 1, 7)
+    ]
+
+
+async def test_update_appends_a_version_and_keeps_the_id(store):
+    item = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
+    before, after = await store.update(ALICE, item.id, "Sarah is on the Design team")
+    assert (before.content, before.version) == ("Sarah is on the Platform team", 1)
+    assert (after.id, after.content, after.version) == (item.id, "Sarah is on the Design team", 2)
+    history = await store.history(ALICE, item.id)
+    assert [(v.version_number, v.content) for v in history] == [
+        (1, "Sarah is on the Platform team"),
+        (2, "Sarah is on the Design team"),
+    ]
+    assert [m.content for m in await store.list_active(ALICE)] == ["Sarah is on the Design team"]
+
+
+async def test_versions_are_unique_per_memory(store, sessionmaker):
+    item = await store.add(ALICE, "The user likes tea", Category.PREFERENCE)
+    with pytest.raises(IntegrityError):
+        async with sessionmaker.begin() as session:
+            session.add(MemoryVersion(memory_id=item.id, version_number=1, content="again!"))
+
+
+async def test_soft_delete_hides_but_keeps_rows(store, sessionmaker):
+    item = await store.add(ALICE, "The user likes tea", Category.PREFERENCE)
+    deleted = await store.delete(ALICE, item.id)
+    assert deleted.content == "The user likes tea"
+    assert await store.list_active(ALICE) == []
+    with pytest.raises(MemoryNotFound):
+        await store.delete(ALICE, item.id)
+    with pytest.raises(MemoryNotFound):
+        await store.update(ALICE, item.id, "The user likes coffee")
+    async with sessionmaker() as session:
+        row = await session.get(Memory, item.id)
+    assert row.deleted_at is not None
+
+
+async def test_other_owners_ids_are_not_found(store):
+    item = await store.add(ALICE, "Alice's secret project is Falcon", Category.PROJECT)
+    await store.add(BOB, "Bob likes jazz music", Category.PREFERENCE)
+    for call in (
+        store.find(BOB, item.id),
+        store.delete(BOB, item.id),
+        store.update(BOB, item.id, "Hijacked content"),
+        store.history(BOB, item.id),
+    ):
+        with pytest.raises(MemoryNotFound):
+            await call
+    assert [m.content for m in await store.list_active(BOB)] == ["Bob likes jazz music"]
+    assert (await store.find(ALICE, item.id)).content == "Alice's secret project is Falcon"
+    assert find_by_subject(await store.list_active(BOB), "Falcon") is None
+
+
+async def test_list_active_is_in_block_order(store):
+    added = [
+        await store.add(ALICE, "Works on the Falcon launch", Category.PROJECT),
+        await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec"),
+        await store.add(ALICE, "User works on the Platform team", Category.CONTEXT),
+        await store.add(ALICE, "Prefers Friday due dates", Category.PREFERENCE),
+        await store.add(ALICE, "Sarah is a designer", Category.PERSON, "Sarah"),
+    ]
+    listed = await store.list_active(ALICE)
+    assert [m.category.value for m in listed] == [
+        "context",
+        "person",
+        "person",
+        "preference",
+        "project",
+    ]
+    assert [m.id for m in listed if m.category == Category.PERSON] == [added[1].id, added[4].id]
+
+
+async def test_find_by_subject_ignores_case_and_spacing(store):
+    item = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec  Smith")
+    emile = await store.add(ALICE, "Émile is the user's cousin", Category.PERSON, "Émile")
+    street = await store.add(ALICE, "The user lives on Hauptstraße", Category.CONTEXT, "Straße")
+    active = await store.list_active(ALICE)
+    assert find_by_subject(active, "alec smith").id == item.id
+    assert find_by_subject(active, "Alec") is None
+    # Case folding beyond ASCII, which SQL lower() does not do on SQLite.
+    assert find_by_subject(active, "ÉMILE").id == emile.id
+    assert find_by_subject(active, "STRASSE").id == street.id
+
+
+async def test_a_failed_add_writes_nothing(store, sessionmaker):
+    # The content check fails on the version insert; the memory row must roll back with it.
+    with pytest.raises(IntegrityError):
+        await store.add(ALICE, "abc", Category.CONTEXT)
+    async with sessionmaker() as session:
+        assert await session.scalar(select(func.count()).select_from(Memory)) == 0

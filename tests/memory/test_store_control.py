@@ -1,0 +1,205 @@
+"""The store's memory-control methods on a real database: restore, clear, export, on/off, undo."""
+
+import asyncio
+
+import pytest
+from sqlalchemy import select
+
+from memory.categories import Category
+from memory.items import (
+    AddMemory,
+    AlreadyUndone,
+    CannotUndo,
+    ChangeNotFound,
+    ForgetMemory,
+    MemoryNotDeleted,
+    MemoryNotFound,
+    UndoRefusal,
+    UpdateMemory,
+)
+from memory.models import MemoryChangeRecord
+
+ALICE, BOB = 111, 222
+
+
+async def test_restore_brings_back_a_deleted_memory_only(store):
+    item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    with pytest.raises(MemoryNotDeleted):
+        await store.restore(ALICE, item.id)
+    await store.delete(ALICE, item.id)
+    with pytest.raises(MemoryNotFound):
+        await store.restore(BOB, item.id)
+    with pytest.raises(MemoryNotFound):
+        await store.restore(ALICE, "zzzzzzzz")
+    restored = await store.restore(ALICE, item.id)
+    assert (restored.id, restored.content, restored.deleted_at) == (item.id, item.content, None)
+    assert [m.id for m in await store.list_active(ALICE)] == [item.id]
+
+
+async def test_find_sees_deleted_memories_of_the_owner_only(store):
+    item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    await store.delete(ALICE, item.id)
+    assert (await store.find(ALICE, item.id)).deleted_at is not None
+    with pytest.raises(MemoryNotFound):
+        await store.find(BOB, item.id)
+
+
+async def test_list_deleted_is_newest_first_and_limited(store):
+    items = [await store.add(ALICE, f"The user fact {n}", Category.CONTEXT) for n in range(4)]
+    for item in items[:3]:
+        await store.delete(ALICE, item.id)
+        await asyncio.sleep(0.002)  # distinct deletion times
+    listed = await store.list_deleted(ALICE, 2)
+    assert [m.id for m in listed] == [items[2].id, items[1].id]
+    assert await store.list_deleted(BOB, 10) == []
+
+
+async def test_clear_soft_deletes_only_this_owners_active_memories(store):
+    kept = await store.add(BOB, "Bob likes jazz music", Category.PREFERENCE)
+    items = [await store.add(ALICE, f"The user fact {n}", Category.CONTEXT) for n in range(3)]
+    await store.delete(ALICE, items[0].id)
+    assert await store.clear(ALICE) == 2
+    assert await store.list_active(ALICE) == []
+    assert [m.id for m in await store.list_active(BOB)] == [kept.id]
+    assert await store.clear(ALICE) == 0
+    assert (await store.restore(ALICE, items[1].id)).content == "The user fact 1"
+
+
+async def test_export_has_deleted_memories_and_every_version(store):
+    first = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah", 3)
+    await store.update(ALICE, first.id, "Sarah is on Design")
+    second = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    await store.delete(ALICE, second.id)
+    await store.add(BOB, "Bob likes jazz music", Category.PREFERENCE)
+    records = await store.export(ALICE)
+    assert [r.item.id for r in records] == [first.id, second.id]
+    assert [
+        (v.version_number, v.content, v.source_conversation_id) for v in records[0].versions
+    ] == [
+        (1, "Sarah is on Platform", 3),
+        (2, "Sarah is on Design", None),
+    ]
+    assert records[0].item.content == "Sarah is on Design"
+    assert records[1].item.deleted_at is not None
+    assert await store.export(999) == []
+
+
+async def test_memory_is_on_by_default_and_toggles_per_owner(switch):
+    assert await switch.is_on(ALICE) is True
+    assert await switch.turn(ALICE, True) is False  # already on
+    assert await switch.turn(ALICE, False) is True
+    assert await switch.turn(ALICE, False) is False
+    assert await switch.is_on(ALICE) is False
+    assert await switch.is_on(BOB) is True
+    assert await switch.turn(ALICE, True) is True
+    assert await switch.is_on(ALICE) is True
+
+
+async def test_concurrent_first_toggles_do_not_fail(switch):
+    results = await asyncio.gather(*(switch.turn(ALICE, False) for _ in range(4)))
+    assert sorted(results) == [False, False, False, True]
+    assert await switch.is_on(ALICE) is False
+
+
+async def test_undo_of_an_add_soft_deletes_it_once(store, undo_log):
+    added = await store.apply(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    )
+    item, change = added.item, added.change_id
+    result = await undo_log.undo(ALICE, change)
+    assert (result.kind, result.before.deleted_at, result.after.id) == ("added", None, item.id)
+    assert result.after.deleted_at is not None
+    assert await store.list_active(ALICE) == []
+    with pytest.raises(AlreadyUndone):
+        await undo_log.undo(ALICE, change)
+
+
+async def test_undo_of_an_update_appends_a_version_with_the_old_content(store, undo_log):
+    item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
+    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    change = updated.change_id
+    result = await undo_log.undo(ALICE, change)
+    assert (result.before.content, result.after.content) == (
+        "Sarah is on Design",
+        "Sarah is on Platform",
+    )
+    assert [(v.version_number, v.content) for v in await store.history(ALICE, item.id)] == [
+        (1, "Sarah is on Platform"),
+        (2, "Sarah is on Design"),
+        (3, "Sarah is on Platform"),
+    ]
+    with pytest.raises(AlreadyUndone):
+        await undo_log.undo(ALICE, change)
+
+
+async def test_undo_of_a_forget_restores_it(store, undo_log):
+    item = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec")
+    change = (await store.apply(ALICE, ForgetMemory(item.id), journal=True)).change_id
+    result = await undo_log.undo(ALICE, change)
+    assert result.after.deleted_at is None
+    assert [m.id for m in await store.list_active(ALICE)] == [item.id]
+
+
+async def test_undo_refuses_when_the_memory_changed_since_and_stays_available(
+    store, undo_log, sessionmaker
+):
+    item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
+    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    change = updated.change_id
+    await store.update(ALICE, item.id, "Sarah is on Marketing")
+    with pytest.raises(CannotUndo) as refused:
+        await undo_log.undo(ALICE, change)
+    assert refused.value.reason is UndoRefusal.CHANGED
+    assert (await store.find(ALICE, item.id)).content == "Sarah is on Marketing"
+    async with sessionmaker() as session:
+        record = await session.get(MemoryChangeRecord, change)
+    assert record.undone_at is None  # a refused undo does not use the button up
+
+    logged = await store.apply(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    )
+    added, add_change = logged.item, logged.change_id
+    await store.delete(ALICE, added.id)
+    with pytest.raises(CannotUndo) as refused:
+        await undo_log.undo(ALICE, add_change)
+    assert refused.value.reason is UndoRefusal.DELETED
+
+    gone = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec")
+    forget_change = (await store.apply(ALICE, ForgetMemory(gone.id), journal=True)).change_id
+    await store.restore(ALICE, gone.id)
+    with pytest.raises(CannotUndo) as refused:
+        await undo_log.undo(ALICE, forget_change)
+    assert refused.value.reason is UndoRefusal.RESTORED
+
+
+async def test_undo_of_another_owners_or_an_unknown_change_is_not_found(store, undo_log):
+    added = await store.apply(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    )
+    item, change = added.item, added.change_id
+    for owner, change_id in ((BOB, change), (ALICE, change + 1000)):
+        with pytest.raises(ChangeNotFound):
+            await undo_log.undo(owner, change_id)
+    assert [m.id for m in await store.list_active(ALICE)] == [item.id]
+
+
+async def test_concurrent_undos_undo_once(store, undo_log, sessionmaker):
+    item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
+    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    change = updated.change_id
+    results = await asyncio.gather(
+        *(undo_log.undo(ALICE, change) for _ in range(3)), return_exceptions=True
+    )
+    assert sum(not isinstance(r, Exception) for r in results) == 1
+    assert all(
+        isinstance(r, AlreadyUndone | CannotUndo) for r in results if isinstance(r, Exception)
+    )
+    history = await store.history(ALICE, item.id)
+    assert [v.content for v in history] == [
+        "Sarah is on Platform",
+        "Sarah is on Design",
+        "Sarah is on Platform",
+    ]
+    async with sessionmaker() as session:
+        records = (await session.scalars(select(MemoryChangeRecord))).all()
+    assert [r.undone_at is not None for r in records] == [True]

@@ -1,0 +1,108 @@
+"""The memory tools: schemas from Pydantic, validation, dispatch, error results."""
+
+import re
+
+from memory.categories import Category
+from memory.tools import ToolContext, run_tool, tool_definitions
+
+ALICE, BOB = 111, 222
+
+
+def test_definitions_are_fixed_and_self_contained():
+    tools = tool_definitions()
+    assert [t["name"] for t in tools] == ["add_to_memory", "update_memory", "forget_memory"]
+    add, update, forget = (t["input_schema"] for t in tools)
+    assert add["required"] == ["content", "category"]
+    assert add["properties"]["category"]["enum"] == ["context", "person", "preference", "project"]
+    assert add["properties"]["content"]["minLength"] == 5
+    assert add["properties"]["content"]["maxLength"] == 500
+    assert update["required"] == ["memory_id", "content"]
+    assert forget["required"] == ["memory_id"]
+    assert "$defs" not in str(tools) and "$ref" not in str(tools)
+    assert tools == tool_definitions()
+
+
+async def test_add_returns_the_new_id(store, switch):
+    outcome = await run_tool(
+        ToolContext(store, switch, ALICE, 3),
+        "add_to_memory",
+        {"content": "  The user prefers Friday due dates ", "category": "preference"},
+    )
+    assert not outcome.is_error
+    memory_id = re.fullmatch(r"Saved as ([A-Za-z0-9]{8})", outcome.content).group(1)
+    saved = await store.find(ALICE, memory_id)
+    assert (saved.content, saved.category) == (
+        "The user prefers Friday due dates",
+        Category.PREFERENCE,
+    )
+    assert outcome.change.kind == "added"
+
+
+async def test_add_with_existing_subject_points_to_update(store, switch):
+    existing = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
+    outcome = await run_tool(
+        ToolContext(store, switch, ALICE),
+        "add_to_memory",
+        {"content": "Sarah is on the Design team", "category": "person", "subject": "sarah"},
+    )
+    assert existing.id in outcome.content and "update_memory" in outcome.content
+    assert outcome.change is None
+    assert len(await store.list_active(ALICE)) == 1
+
+
+async def test_an_existing_subject_matches_in_any_case_and_script(store, switch):
+    existing = await store.add(ALICE, "Émile is the user's cousin", Category.PERSON, "Émile")
+    outcome = await run_tool(
+        ToolContext(store, switch, ALICE),
+        "add_to_memory",
+        {"content": "Émile lives in Lyon", "category": "person", "subject": "ÉMILE"},
+    )
+    assert existing.id in outcome.content and outcome.change is None
+    assert len(await store.list_active(ALICE)) == 1
+
+
+async def test_update_reports_old_and_new(store, switch):
+    existing = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
+    outcome = await run_tool(
+        ToolContext(store, switch, ALICE),
+        "update_memory",
+        {"memory_id": existing.id, "content": "Sarah is on the Design team"},
+    )
+    assert not outcome.is_error
+    assert existing.id in outcome.content
+    assert "Sarah is on the Platform team" in outcome.content
+    assert "Sarah is on the Design team" in outcome.content
+    assert (await store.find(ALICE, existing.id)).version == 2
+
+
+async def test_bad_input_is_an_error_result_and_writes_nothing(store, switch):
+    ctx = ToolContext(store, switch, ALICE)
+    bad_calls = [
+        ("add_to_memory", {"content": "hi", "category": "person"}),
+        ("add_to_memory", {"content": "x" * 501, "category": "person"}),
+        ("add_to_memory", {"content": "A valid fact", "category": "hobby"}),
+        ("add_to_memory", {"content": "A valid fact", "category": "person", "subject": "s" * 201}),
+        ("add_to_memory", {"category": "person"}),
+        ("add_to_memory", "not an object"),
+        ("add_to_memory", {"content": "A valid fact", "category": "person", "extra": 1}),
+        ("update_memory", {"memory_id": "short", "content": "A valid fact"}),
+        ("update_memory", {"memory_id": "abcdefgh", "content": "A valid fact"}),
+        ("delete_everything", {}),
+    ]
+    for name, tool_input in bad_calls:
+        outcome = await run_tool(ctx, name, tool_input)
+        assert outcome.is_error, (name, tool_input)
+        assert outcome.change is None
+    assert await store.list_active(ALICE) == []
+
+
+async def test_another_owners_id_is_unknown(store, switch):
+    alices = await store.add(ALICE, "Alice's boss is Alec", Category.PERSON, "Alec")
+    outcome = await run_tool(
+        ToolContext(store, switch, BOB),
+        "update_memory",
+        {"memory_id": alices.id, "content": "Bob rewrote this"},
+    )
+    assert outcome.is_error and "No memory" in outcome.content
+    assert alices.content not in outcome.content
+    assert (await store.find(ALICE, alices.id)).version == 1

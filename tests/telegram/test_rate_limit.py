@@ -1,0 +1,36 @@
+"""Replies queue for Telegram's rate limit; typing actions do not wait behind them."""
+
+import asyncio
+
+from telegram.ext import AIORateLimiter, ExtBot
+
+from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from tests.fakes.telegram_server import FakeTelegram
+
+BURST = 6
+
+
+async def sent_before_chat_action(limiter: AIORateLimiter) -> int:
+    """Queue a burst of replies, send one typing action, and count replies out before it."""
+    async with FakeTelegram() as tg:
+        async with ExtBot(tg.token, base_url=tg.base_url, rate_limiter=limiter) as bot:
+            replies = [
+                asyncio.create_task(bot.send_message(100 + i, "reply")) for i in range(BURST)
+            ]
+            await asyncio.sleep(0.05)  # let the burst reach the limiter first
+            await bot.send_chat_action(99, "typing")
+            delivered = len(tg.sent)
+            await asyncio.gather(*replies)
+            assert len(tg.sent) == BURST and len(tg.chat_actions) == 1
+            return delivered
+
+
+async def test_a_typing_action_does_not_wait_behind_queued_replies():
+    # Two calls a second: the burst takes about two and a half seconds to go out.
+    limiter = ReplyFirstRateLimiter(overall_max_rate=2, overall_time_period=1)
+    assert await sent_before_chat_action(limiter) < BURST
+
+
+async def test_plain_aioratelimiter_would_queue_it_behind_them():
+    limiter = AIORateLimiter(overall_max_rate=2, overall_time_period=1)
+    assert await sent_before_chat_action(limiter) == BURST

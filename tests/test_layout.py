@@ -1,0 +1,115 @@
+"""The layers hold: a walk over every module's imports, and sizes a newcomer can read."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "memory")
+WIRING = frozenset({"bot.app", "bot.__main__"})
+MAX_MODULE_LINES = 350
+MAX_FUNCTION_LINES = 40
+
+
+def forbidden_for(module: str) -> tuple[str, ...]:
+    """Return the import prefixes the module's layer must not use."""
+    if module.startswith("memory"):
+        return ("telegram", "anthropic", "bot")
+    rules: list[str] = []
+    if not module.startswith("bot.telegram") and module not in WIRING:
+        rules += ["telegram", "bot.telegram"]
+    if module.startswith(("bot.telegram", "bot.agent", "bot.conversations")):
+        rules += sorted(WIRING)
+    if module.startswith("bot.conversations"):
+        rules.append("bot.agent")
+    return tuple(rules)
+
+
+def imported_names(source: str) -> list[str]:
+    """Return every module a source imports, absolute, in order."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def violations(module: str, source: str) -> list[str]:
+    """Return the imports of a module that break its layer's rules."""
+    rules = forbidden_for(module)
+    return [
+        f"{module} imports {name}"
+        for name in imported_names(source)
+        if any(name == rule or name.startswith(rule + ".") for rule in rules)
+    ]
+
+
+def modules() -> list[tuple[str, Path]]:
+    """Return (dotted name, path) of every module of the product."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found.append((name, path))
+    return found
+
+
+def test_every_module_keeps_to_its_layer():
+    broken = [v for name, path in modules() for v in violations(name, path.read_text())]
+    assert broken == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("memory.store", "from bot.conversations.store import ConversationStore"),
+        ("memory.tools", "import anthropic"),
+        ("memory.block", "from telegram import Bot"),
+        ("bot.agent.loop", "from telegram.constants import ParseMode"),
+        ("bot.agent.loop", "from bot.telegram.texts import START"),
+        ("bot.conversations.store", "from bot.agent.request import build_request"),
+        ("bot.conversations.store", "import telegram.ext"),
+        ("bot.telegram.handlers", "from bot.app import build_application"),
+        ("bot.settings", "from telegram import Update"),
+    ],
+)
+def test_a_forbidden_import_is_caught(module, source):
+    assert violations(module, source) != []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("bot.telegram.handlers", "from telegram import Update\nfrom bot.agent.loop import Answer"),
+        ("bot.app", "from telegram.ext import Application\nfrom bot.telegram import handlers"),
+        ("bot.agent.loop", "from anthropic import AsyncAnthropic\nfrom memory.store import X"),
+        ("bot.conversations.store", "from memory.stored_block import owner_block"),
+    ],
+)
+def test_an_allowed_import_passes(module, source):
+    assert violations(module, source) == []
+
+
+def test_every_package_says_what_lives_there_and_what_it_must_not_import():
+    for name, path in modules():
+        if path.name == "__init__.py":
+            docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
+            assert "import" in docstring.lower(), f"{name} has no docstring naming its import rules"
+
+
+def test_modules_and_functions_stay_small():
+    too_long = []
+    for name, path in modules():
+        source = path.read_text()
+        if len(source.splitlines()) > MAX_MODULE_LINES:
+            too_long.append(f"{name}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    too_long.append(f"{name}.{node.name}: {length} lines")
+    assert too_long == []
