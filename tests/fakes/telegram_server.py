@@ -1,8 +1,9 @@
 """A fake Telegram Bot API server that records what it was asked.
 
 It speaks the real wire format, so an unmodified PTB ``Bot``/``Application`` can talk to it via
-``base_url``. Replies are validated the way Telegram validates them (HTML entities, length,
-inline keyboards), so a test that passes here would not be refused by the real API.
+``base_url`` (and ``base_file_url`` for downloads). Replies are validated the way Telegram
+validates them (HTML entities, length, inline keyboards, drafts, forum topics, upgraded groups,
+chats the bot left), so a test that passes here would not be refused by the real API.
 """
 
 from __future__ import annotations
@@ -12,12 +13,19 @@ import itertools
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from tests.fakes.telegram_files import (
+    MAX_DOWNLOAD_BYTES,
+    MEDIA_DEFAULTS,
+    FileStore,
+    photo_sizes,
+)
 from tests.fakes.telegram_html import (
     MAX_CAPTION_LENGTH,
     MAX_MESSAGE_LENGTH,
@@ -70,20 +78,35 @@ _OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reactio
 
 _MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}\b")
 
+# The fields each kind of MessageOrigin must carry (Bot API "MessageOrigin").
+_ORIGIN_FIELDS = {
+    "user": ("sender_user",), "hidden_user": ("sender_user_name",), "chat": ("sender_chat",),
+    "channel": ("chat", "message_id"),
+}  # fmt: skip
+
 
 class _ApiError(Exception):
     """A Bot API error answer."""
 
-    def __init__(self, status: int, description: str, retry_after: int | None = None):
+    def __init__(
+        self,
+        status: int,
+        description: str,
+        retry_after: int | None = None,
+        parameters: dict[str, Any] | None = None,
+    ):
         super().__init__(description)
         self.status, self.description, self.retry_after = status, description, retry_after
+        self.parameters = dict(parameters or {})
+        if retry_after is not None:
+            self.parameters["retry_after"] = retry_after
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "ok": False, "error_code": self.status, "description": self.description,
         }  # fmt: skip
-        if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+        if self.parameters:
+            body["parameters"] = self.parameters
         return body
 
 
@@ -92,9 +115,17 @@ def _bad(description: str) -> _ApiError:
 
 
 def format_text(
-    text: Any, parse_mode: Any, entities: Any = None, *, caption: bool = False
+    text: Any,
+    parse_mode: Any,
+    entities: Any = None,
+    *,
+    caption: bool = False,
+    allow_empty: bool | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError."""
+    """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError.
+
+    Captions may be empty and have their own limit; allow_empty overrides the first rule.
+    """
     text = "" if text is None else str(text)
     mode = (parse_mode or "").lower()
     if mode == "html":
@@ -109,7 +140,7 @@ def format_text(
     else:
         parsed = list(entities) if isinstance(entities, list) else []
     text, parsed = strip_text(text, parsed)
-    if not text and not caption:
+    if not text and not (caption if allow_empty is None else allow_empty):
         raise _bad("message text is empty")
     if utf16_len(text) > (MAX_CAPTION_LENGTH if caption else MAX_MESSAGE_LENGTH):
         raise _bad("message caption is too long" if caption else "message is too long")
@@ -176,6 +207,14 @@ class FakeTelegram:
         self.edits: list[dict[str, Any]] = []
         self.documents: list[dict[str, Any]] = []
         self.rejected: list[tuple[str, dict[str, Any], str]] = []
+        # Accepted sendMessageDraft calls: chat_id, draft_id, text, entities,
+        # message_thread_id, params, and `at` (time.monotonic() when it was accepted).
+        self.drafts: list[dict[str, Any]] = []
+        # The draft each private chat shows now; any message the bot sends there removes it.
+        self.shown_drafts: dict[Any, dict[str, Any]] = {}
+        self.files = FileStore()
+        self.downloads: list[str] = []  # file_id of each file served by the download route
+        self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
         self.chat_actions: list[dict[str, Any]] = []
         self.callback_answers: list[dict[str, Any]] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
@@ -186,6 +225,11 @@ class FakeTelegram:
         self._message_ids: dict[Any, itertools.count[int]] = {}
         self._chats: dict[Any, dict[str, Any]] = {}
         self._faults: dict[str, list[_ApiError]] = {}
+        self._refusals: dict[str, _ApiError] = {}  # persistent, by lower-cased method
+        self._disabled: set[str] = set()  # lower-cased methods answered as unknown
+        self._topics: dict[Any, set[int]] = {}  # message_thread_id values known per chat
+        self._migrated: dict[Any, int] = {}  # old group id -> its supergroup's id
+        self._absent: set[Any] = set()  # chats the bot is not (or no longer) a member of
         self._allowed_updates: list[str] = []
         self._poll_generation = 0
         self._closing = False
@@ -208,6 +252,9 @@ class FakeTelegram:
                 "deleteMyCommands": self._delete_my_commands,
                 "answerCallbackQuery": self._answer_callback_query,
                 "sendDocument": self._send_document,
+                "sendMessageDraft": self._send_message_draft,
+                "getFile": self._get_file,
+                "leaveChat": self._leave_chat,
                 "close": self._true,
                 "logOut": self._true,
             }.items()
@@ -219,6 +266,7 @@ class FakeTelegram:
         """Start serving on an ephemeral port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         # handler_cancellation: a long poll whose client hung up must not linger.
         self._runner = web.AppRunner(
             app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True
@@ -278,51 +326,322 @@ class FakeTelegram:
         username: str | None = None,
         reply_to_message: dict[str, Any] | int | None = None,
         chat_title: str | None = None,
+        message_thread_id: int | None = None,
+        forward_origin: dict[str, Any] | None = None,
+        quote: str | None = None,
     ) -> dict[str, Any]:
-        """Queue an Update with a user's text message; return the update dict."""
-        user: dict[str, Any] = {
-            "id": chat_id if user_id is None else user_id,
-            "is_bot": False,
-            "first_name": first_name,
-            "language_code": "en",
-        }
-        if username:
-            user["username"] = username
-        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
-        if chat_type == "private":
-            chat.update({k: v for k, v in user.items() if k in ("first_name", "username")})
-        else:
-            chat["title"] = chat_title or "Test chat"
-        self._chats[chat_id] = chat
-        message: dict[str, Any] = {
-            "message_id": self._next_message_id(chat_id),
-            "from": user,
-            "chat": chat,
-            "date": int(time.time()),
-            "text": text,
-        }
+        """Queue an Update with a user's text message; return the update dict.
+
+        message_thread_id puts it in that forum topic (the supergroup becomes a forum, as
+        Telegram marks it with is_forum); forward_origin makes it a forward (a MessageOrigin:
+        type user/hidden_user/chat/channel, date filled in if missing); quote, with
+        reply_to_message, quotes that part of the replied message's text.
+        """
+        message = self._user_message(
+            chat_id, user_id=user_id, chat_type=chat_type, first_name=first_name,
+            username=username, reply_to_message=reply_to_message, chat_title=chat_title,
+            message_thread_id=message_thread_id, forward_origin=forward_origin, quote=quote,
+        )  # fmt: skip
+        message["text"] = text
         entities = []
         if text.startswith("/"):
             # PTB's CommandHandler only fires on a bot_command entity at offset 0.
             command = text.split()[0]
             entities.append({"type": "bot_command", "offset": 0, "length": utf16_len(command)})
-        # Telegram marks @usernames in incoming text as mention entities.
-        for match in _MENTION_RE.finditer(text):
-            entities.append(
-                {
-                    "type": "mention",
-                    "offset": utf16_len(text[: match.start()]),
-                    "length": utf16_len(match.group()),
-                }
-            )
+        entities += _mentions(text)
         if entities:
             message["entities"] = entities
+        return self._push_user_message(message)
+
+    def push_photo(
+        self,
+        chat_id: int,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        **sender: Any,
+    ) -> dict[str, Any]:
+        """Queue a user's photo: PhotoSizes from thumbnail to original, each one a file.
+
+        Sizes come from width/height, else from the image header, else 1280x960. Every size
+        serves `data` when downloaded (the fake does not scale images); their file_size is
+        len(data). `sender` takes push_message's keyword arguments.
+        """
+        sizes = []
+        for w, h in photo_sizes(data, width, height):
+            stored = self.files.add(data, kind="photo")
+            sizes.append({**stored.fields(), "width": w, "height": h})
+        return self._push_media(chat_id, {"photo": sizes}, caption, sender)
+
+    def push_document(
+        self,
+        chat_id: int,
+        data: bytes,
+        file_name: str,
+        mime_type: str,
+        *,
+        caption: str | None = None,
+        **sender: Any,
+    ) -> dict[str, Any]:
+        """Queue a user's document (a registered, downloadable file) with an optional caption."""
+        document = self.add_file(data, file_name=file_name, mime_type=mime_type)
+        return self._push_media(chat_id, {"document": document}, caption, sender)
+
+    def push_media(
+        self,
+        chat_id: int,
+        kind: str,
+        *,
+        data: bytes | None = None,
+        file_size: int = 1000,
+        caption: str | None = None,
+        fields: dict[str, Any] | None = None,
+        **sender: Any,
+    ) -> dict[str, Any]:
+        """Queue a voice/audio/video/video_note/animation/sticker message.
+
+        Its object has the file fields plus typical metadata (telegram_files.MEDIA_DEFAULTS),
+        overridden by `fields`. Without data the file is file_size zero bytes.
+        """
+        if kind not in MEDIA_DEFAULTS:
+            raise ValueError(f"unknown media kind {kind!r}; use one of {sorted(MEDIA_DEFAULTS)}")
+        media = {**MEDIA_DEFAULTS[kind], **(fields or {})}
+        stored = self.files.add(data, kind=kind, size=file_size, mime_type=media.get("mime_type"))
+        content: dict[str, Any] = {kind: {**stored.fields(), **media}}
+        if kind == "animation":
+            # Telegram also sends an animation as a document, for older clients.
+            content["document"] = {**stored.fields(), "mime_type": media.get("mime_type")}
+        return self._push_media(chat_id, content, caption, sender)
+
+    def add_file(
+        self,
+        data: bytes | None = None,
+        *,
+        size: int | None = None,
+        mime_type: str | None = None,
+        file_name: str | None = None,
+        kind: str = "document",
+    ) -> dict[str, Any]:
+        """Register a file getFile can describe and the download route serve; return its fields.
+
+        Returns file_id, file_unique_id, file_size (and file_name, mime_type when given), the
+        fields of a Document. With size instead of data, the file is that many zero bytes, so
+        a test can have a 25 MB file without holding it.
+        """
+        stored = self.files.add(
+            data, kind=kind, size=size, file_name=file_name, mime_type=mime_type
+        )
+        fields = stored.fields()
+        if file_name is not None:
+            fields["file_name"] = file_name
+        if mime_type is not None:
+            fields["mime_type"] = mime_type
+        return fields
+
+    def push_my_chat_member(
+        self,
+        chat_id: int,
+        *,
+        by_user_id: int,
+        old_status: str = "left",
+        new_status: str = "member",
+        chat_type: str = "group",
+        chat_title: str | None = None,
+        first_name: str = "Alice",
+    ) -> dict[str, Any]:
+        """Queue a my_chat_member update: the bot's status in a chat changed, by that user.
+
+        Statuses: member, administrator, left, kicked. Becoming a member or administrator
+        makes the chat one the bot can send to; left or kicked makes sends fail with 403.
+        """
+        user = _user(by_user_id, first_name, None)
+        chat = self._user_chat(chat_id, chat_type, user, chat_title)
+        if new_status in ("left", "kicked"):
+            self._absent.add(chat_id)
+        else:
+            self._absent.discard(chat_id)
+        return self.push_update(
+            {
+                "my_chat_member": {
+                    "chat": chat,
+                    "from": user,
+                    "date": int(time.time()),
+                    "old_chat_member": self._bot_member(old_status),
+                    "new_chat_member": self._bot_member(new_status),
+                }
+            }
+        )
+
+    def push_bot_added(
+        self,
+        chat_id: int,
+        *,
+        by_user_id: int,
+        chat_type: str = "group",
+        chat_title: str | None = None,
+        first_name: str = "Alice",
+        status: str = "member",
+    ) -> list[dict[str, Any]]:
+        """Queue what Telegram sends when a user adds the bot to a group; return the updates.
+
+        That is a my_chat_member update (left -> member) and the service message whose
+        new_chat_members lists the bot.
+        """
+        member = self.push_my_chat_member(
+            chat_id, by_user_id=by_user_id, new_status=status, chat_type=chat_type,
+            chat_title=chat_title, first_name=first_name,
+        )  # fmt: skip
+        message = self._user_message(
+            chat_id, user_id=by_user_id, chat_type=chat_type, first_name=first_name,
+            chat_title=chat_title,
+        )  # fmt: skip
+        message["new_chat_members"] = [self._bot_user()]
+        return [member, self._push_user_message(message)]
+
+    def migrate_group(
+        self,
+        chat_id: int,
+        new_chat_id: int | None = None,
+        *,
+        by_user_id: int,
+        first_name: str = "Alice",
+        chat_title: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Upgrade a basic group to a supergroup as Telegram does; return the two updates.
+
+        The old group gets a service message with migrate_to_chat_id, the new supergroup one
+        with migrate_from_chat_id. From then on every method naming the old id fails with 400
+        "Bad Request: group chat was upgraded to a supergroup chat" and
+        parameters.migrate_to_chat_id, which PTB raises as telegram.error.ChatMigrated.
+        """
+        old = self._chats.get(chat_id)
+        if old is not None and old["type"] != "group":
+            raise ValueError(f"only a basic group can be upgraded, chat {chat_id} is {old['type']}")
+        if new_chat_id is None:
+            new_chat_id = -(10**12 + abs(chat_id))  # the -100... form of supergroup ids
+        title = chat_title or (old or {}).get("title")
+        leaving = self._user_message(
+            chat_id, user_id=by_user_id, first_name=first_name, chat_type="group",
+            chat_title=title,
+        )  # fmt: skip
+        leaving["migrate_to_chat_id"] = new_chat_id
+        arriving = self._user_message(
+            new_chat_id, user_id=by_user_id, first_name=first_name, chat_type="supergroup",
+            chat_title=title,
+        )  # fmt: skip
+        arriving["migrate_from_chat_id"] = chat_id
+        updates = [self._push_user_message(leaving), self._push_user_message(arriving)]
+        self._migrated[chat_id] = new_chat_id
+        return updates
+
+    def _user_message(
+        self,
+        chat_id: int,
+        *,
+        user_id: int | None = None,
+        chat_type: str = "private",
+        first_name: str = "Alice",
+        username: str | None = None,
+        reply_to_message: dict[str, Any] | int | None = None,
+        chat_title: str | None = None,
+        message_thread_id: int | None = None,
+        forward_origin: dict[str, Any] | None = None,
+        quote: str | None = None,
+    ) -> dict[str, Any]:
+        """Build (not queue) a message from a user in a chat, with no content yet."""
+        user = _user(chat_id if user_id is None else user_id, first_name, username)
+        chat = self._user_chat(chat_id, chat_type, user, chat_title, forum=message_thread_id)
+        message: dict[str, Any] = {
+            "message_id": self._next_message_id(chat_id),
+            "from": user,
+            "chat": chat,
+            "date": int(time.time()),
+        }
+        if message_thread_id is not None:
+            message.update(message_thread_id=message_thread_id, is_topic_message=True)
+            self._topics.setdefault(chat_id, set()).add(message_thread_id)
+            if reply_to_message is None and chat_type != "private":
+                # In a forum topic every message that replies to nothing else replies to the
+                # topic's creation message, whose id is the thread id.
+                reply_to_message = self._topic_created(chat, user, message_thread_id)
+        if forward_origin is not None:
+            message["forward_origin"] = _origin(forward_origin)
         if isinstance(reply_to_message, int):
             reply_to_message = self._messages[chat_id][reply_to_message]
         if reply_to_message is not None:
             message["reply_to_message"] = _without_reply(reply_to_message)
+        if quote is not None:
+            message["quote"] = _quote(reply_to_message, quote)
+        return message
+
+    def _user_chat(
+        self,
+        chat_id: int,
+        chat_type: str,
+        user: dict[str, Any],
+        title: str | None,
+        *,
+        forum: int | None = None,
+    ) -> dict[str, Any]:
+        """Build and remember the Chat a user writes in; a thread id makes a supergroup a forum."""
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type == "private":
+            chat.update({k: v for k, v in user.items() if k in ("first_name", "username")})
+        else:
+            chat["title"] = title or "Test chat"
+        was_forum = self._chats.get(chat_id, {}).get("is_forum")
+        if chat_type == "supergroup" and (forum is not None or was_forum):
+            chat["is_forum"] = True
+        self._chats[chat_id] = chat
+        return chat
+
+    def _topic_created(
+        self, chat: dict[str, Any], user: dict[str, Any], thread: int
+    ) -> dict[str, Any]:
+        found = self._messages.get(chat["id"], {}).get(thread)
+        if found is not None:
+            return found
+        created = {
+            "message_id": thread, "from": user, "chat": chat, "date": int(time.time()),
+            "message_thread_id": thread, "is_topic_message": True,
+            "forum_topic_created": {"name": f"Topic {thread}", "icon_color": 7322096},
+        }  # fmt: skip
+        self._store(created)
+        return created
+
+    def _push_media(
+        self, chat_id: int, content: dict[str, Any], caption: str | None, sender: dict[str, Any]
+    ) -> dict[str, Any]:
+        message = self._user_message(chat_id, **sender)
+        message.update(content)
+        if caption:
+            message["caption"] = caption
+            if entities := _mentions(caption):
+                message["caption_entities"] = entities
+        return self._push_user_message(message)
+
+    def _push_user_message(self, message: dict[str, Any]) -> dict[str, Any]:
         self._store(message)
         return self.push_update({"message": message})
+
+    def _bot_member(self, status: str) -> dict[str, Any]:
+        """Return the bot's ChatMember object with a given status."""
+        member: dict[str, Any] = {"status": status, "user": self._bot_user()}
+        if status == "kicked":
+            member["until_date"] = 0
+        elif status == "administrator":
+            member.update(
+                can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                can_delete_messages=False, can_manage_video_chats=False,
+                can_restrict_members=False, can_promote_members=False, can_change_info=False,
+                can_invite_users=True, can_post_stories=False, can_edit_stories=False,
+                can_delete_stories=False,
+            )  # fmt: skip
+        elif status not in ("member", "left"):
+            raise ValueError(f"unsupported status {status!r}: member, administrator, left, kicked")
+        return member
 
     def fail_next(
         self,
@@ -344,6 +663,31 @@ class FakeTelegram:
             )
         error = _ApiError(status, description, retry_after)
         self._faults.setdefault(method.lower(), []).extend([error] * times)
+
+    def fail_always(
+        self, method: str, *, status: int = 404, description: str | None = None
+    ) -> None:
+        """Answer every call to method with this error until allow(method) is called.
+
+        404 answers "Not Found: method not found", as a Bot API server too old to know the
+        method does (e.g. sendMessageDraft before Bot API 9.3); other statuses answer with
+        description, by default "Bad Request: injected failure".
+        """
+        self.allow(method)
+        if status == 404 and description is None:
+            self._disabled.add(method.lower())
+            return
+        description = description or "Bad Request: injected failure"
+        self._refusals[method.lower()] = _ApiError(status, description)
+
+    def allow(self, method: str) -> None:
+        """Stop refusing a method that fail_always refused."""
+        self._disabled.discard(method.lower())
+        self._refusals.pop(method.lower(), None)
+
+    def drafts_to(self, chat_id: Any) -> list[str]:
+        """Return the texts of accepted sendMessageDraft calls to chat_id, in order."""
+        return [d["text"] for d in self.drafts if d["chat_id"] == chat_id]
 
     def messages_to(self, chat_id: Any) -> list[str]:
         """Return the texts of accepted sendMessage calls to chat_id, in order."""
@@ -435,13 +779,15 @@ class FakeTelegram:
         self.calls.append((name, params))
         self._notify()
         try:
-            if handler is None:
+            if handler is None or given.lower() in self._disabled:
                 raise _ApiError(404, "Not Found: method not found")
             if self.latency and name != "getUpdates":
                 await asyncio.sleep(self.latency)
             faults = self._faults.get(name.lower())
             if faults:
                 raise faults.pop(0)
+            if name.lower() in self._refusals:
+                raise self._refusals[name.lower()]
             result = handler(params)
             if asyncio.iscoroutine(result):
                 result = await result
@@ -463,6 +809,31 @@ class FakeTelegram:
             "username": self.bot_username,
         }  # fmt: skip
 
+    def _target_chat(self, chat_id: Any) -> dict[str, Any]:
+        """Return the chat a bot method addresses, refusing upgraded groups and chats left."""
+        if chat_id in self._migrated:
+            raise _ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                parameters={"migrate_to_chat_id": self._migrated[chat_id]},
+            )
+        chat = self._chat(chat_id)
+        if chat_id in self._absent:
+            if chat["type"] == "private":
+                raise _ApiError(403, "Forbidden: bot was blocked by the user")
+            # Observed for supergroups and channels; the basic group wording is a guess.
+            raise _ApiError(403, f"Forbidden: bot is not a member of the {chat['type']} chat")
+        return chat
+
+    def _thread(self, chat: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Check message_thread_id; return the fields a message sent into it carries."""
+        thread = params.get("message_thread_id")
+        if thread is None:
+            return {}
+        if thread not in self._topics.get(chat["id"], set()):
+            raise _bad("message thread not found")
+        return {"message_thread_id": thread, "is_topic_message": True}
+
     def _chat(self, chat_id: Any) -> dict[str, Any]:
         if chat_id in (None, ""):
             raise _bad("chat_id is empty")
@@ -477,18 +848,22 @@ class FakeTelegram:
         return self._chats[chat_id]
 
     def _new_bot_message(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        chat = self._chat(params.get("chat_id"))
+        chat = self._target_chat(params.get("chat_id"))
+        thread = self._thread(chat, params)
         message: dict[str, Any] = {
             "message_id": self._next_message_id(chat["id"]),
             "from": self._bot_user(),
             "chat": chat,
             "date": int(time.time()),
+            **thread,
         }
         reply = self._replied_message(chat["id"], params)
         if reply is not None:
             message["reply_to_message"] = reply
         message.update({k: v for k, v in fields.items() if v})
         self._store(message)
+        # A message from the bot replaces the draft its chat shows.
+        self.shown_drafts.pop(chat["id"], None)
         return message
 
     def _replied_message(self, chat_id: Any, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -607,6 +982,7 @@ class FakeTelegram:
         if params.get("inline_message_id"):
             self.edits.append({**params, "result": True})
             return True
+        self._target_chat(params.get("chat_id"))
         old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
         if old is None:
             raise _bad("message to edit not found")
@@ -627,7 +1003,7 @@ class FakeTelegram:
         return message
 
     def _send_chat_action(self, params: dict[str, Any]) -> bool:
-        self._chat(params.get("chat_id"))
+        self._thread(self._target_chat(params.get("chat_id")), params)
         if params.get("action") not in _CHAT_ACTIONS:
             raise _bad("wrong parameter action in request")
         self.chat_actions.append(params)
@@ -669,17 +1045,19 @@ class FakeTelegram:
         if isinstance(document, dict):
             if not document["data"]:
                 raise _bad("file must be non-empty")
-            doc = {
-                "file_name": document["filename"],
-                "mime_type": document["content_type"],
-                "file_size": len(document["data"]),
-            }
+            # Registered, so a test can fetch it back with getFile like any other file.
+            doc = self.add_file(
+                document["data"],
+                file_name=document["filename"],
+                mime_type=document["content_type"],
+            )
+        elif isinstance(document, str) and document in self.files.by_id:
+            doc = self.files.by_id[document].fields()  # resent by file_id
         elif isinstance(document, str) and document:
-            doc = {}  # sent by file_id or URL
+            serial = len(self.documents) + 1
+            doc = {"file_id": f"BQACAgIAAxkDAAI{serial:06d}", "file_unique_id": f"AgAD{serial:06d}"}
         else:
             raise _bad("there is no document in the request")
-        serial = len(self.documents) + 1
-        doc.update(file_id=f"BQACAgIAAxkDAAI{serial:06d}", file_unique_id=f"AgAD{serial:06d}")
         caption = params.get("caption")
         entities: list[dict[str, Any]] = []
         if caption:
@@ -695,6 +1073,102 @@ class FakeTelegram:
             record.update(filename=document["filename"], data=document["data"])
         self.documents.append(record)
         return message
+
+    def _send_message_draft(self, params: dict[str, Any]) -> bool:
+        # Checked in the order the real server is reported to check: the text's markup, the
+        # chat (drafts exist only in private chats), the draft id, then the length.
+        text, entities = format_text(
+            params.get("text"), params.get("parse_mode"), params.get("entities"),
+            allow_empty=True,
+        )  # fmt: skip
+        chat = self._target_chat(params.get("chat_id"))
+        if chat["type"] != "private":
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        draft_id = params.get("draft_id")
+        if not isinstance(draft_id, int) or isinstance(draft_id, bool) or draft_id == 0:
+            raise _bad("RANDOM_ID_INVALID")
+        thread = self._thread(chat, params)
+        draft = {
+            "chat_id": chat["id"],
+            "draft_id": draft_id,
+            "text": text,
+            "entities": entities,
+            "message_thread_id": thread.get("message_thread_id"),
+            "params": params,
+            "at": time.monotonic(),
+        }
+        self.drafts.append(draft)
+        self.shown_drafts[chat["id"]] = draft
+        return True
+
+    def _get_file(self, params: dict[str, Any]) -> dict[str, Any]:
+        file_id = params.get("file_id")
+        if not file_id:
+            raise _bad("file_id not specified")  # guessed wording
+        stored = self.files.by_id.get(str(file_id))
+        if stored is None:
+            raise _bad("invalid file_id")
+        if stored.size > MAX_DOWNLOAD_BYTES:
+            raise _bad("file is too big")
+        return {**stored.fields(), "file_path": stored.file_path}
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """Serve a file's bytes at /file/bot<token>/<file_path>, as Telegram's file server does."""
+        stored = self.files.by_path.get(urllib.parse.unquote(request.match_info["path"]))
+        if request.match_info["token"] != self.token or stored is None:
+            return _json(_ApiError(404, "Not Found").body(), 404)
+        self.downloads.append(stored.file_id)
+        self._notify()
+        return web.Response(body=stored.content(), content_type="application/octet-stream")
+
+    def _leave_chat(self, params: dict[str, Any]) -> bool:
+        chat = self._target_chat(params.get("chat_id"))
+        if chat["type"] == "private":
+            raise _bad("chat member status can't be changed in private chats")  # guessed wording
+        self._absent.add(chat["id"])
+        self.left_chats.append(chat["id"])
+        return True
+
+
+def _user(user_id: int, first_name: str, username: str | None) -> dict[str, Any]:
+    user: dict[str, Any] = {
+        "id": user_id, "is_bot": False, "first_name": first_name, "language_code": "en",
+    }  # fmt: skip
+    if username:
+        user["username"] = username
+    return user
+
+
+def _mentions(text: str) -> list[dict[str, Any]]:
+    """Return the mention entities Telegram marks in incoming text (@usernames)."""
+    return [
+        {
+            "type": "mention",
+            "offset": utf16_len(text[: match.start()]),
+            "length": utf16_len(match.group()),
+        }
+        for match in _MENTION_RE.finditer(text)
+    ]
+
+
+def _origin(origin: dict[str, Any]) -> dict[str, Any]:
+    """Check a test's MessageOrigin and fill in its date."""
+    required = _ORIGIN_FIELDS.get(origin.get("type"))
+    if required is None:
+        raise ValueError(f"forward_origin type must be one of {sorted(_ORIGIN_FIELDS)}")
+    missing = [field for field in required if field not in origin]
+    if missing:
+        raise ValueError(f"a {origin['type']} forward_origin needs {', '.join(missing)}")
+    return {"date": int(time.time()) - 3600, **origin}
+
+
+def _quote(replied: dict[str, Any] | None, quote: str) -> dict[str, Any]:
+    """Return the TextQuote of a part of the replied message's text, as Telegram sends it."""
+    replied_text = (replied or {}).get("text") or (replied or {}).get("caption") or ""
+    if not quote or quote not in replied_text:
+        raise ValueError("quote must be a part of the text of the message replied to")
+    position = utf16_len(replied_text[: replied_text.index(quote)])
+    return {"text": quote, "position": position, "is_manual": True}
 
 
 def _without_reply(message: dict[str, Any]) -> dict[str, Any]:
