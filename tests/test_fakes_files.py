@@ -1,5 +1,6 @@
 """FakeTelegram's files and incoming media, through PTB's real Bot and download code."""
 
+import aiohttp
 import pytest
 from telegram import Bot, Message
 from telegram.error import BadRequest
@@ -60,12 +61,14 @@ async def test_files_over_20_mb_cannot_be_fetched(tg, bot):
 async def test_download_route_refuses_unknown_paths_and_tokens(tg, bot):
     fields = tg.add_file(b"secret", file_name="a.txt")
     path = (await bot.get_file(fields["file_id"])).file_path.rsplit(tg.token + "/", 1)[1]
-    async with Bot(tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url) as other:
+    async with aiohttp.ClientSession() as session:
         for token, file_path in (("1:WRONG", path), (tg.token, "documents/none.txt")):
-            request = other._request[1]
-            with pytest.raises(Exception, match="Not Found"):
-                await request.retrieve(f"{tg.base_file_url}{token}/{file_path}")
-    assert tg.downloads == []
+            async with session.get(f"{tg.base_file_url}{token}/{file_path}") as response:
+                assert response.status == 404
+                assert (await response.json())["description"] == "Not Found"
+        async with session.get(f"{tg.base_file_url}{tg.token}/{path}") as response:
+            assert await response.read() == b"secret"
+    assert tg.downloads == [fields["file_id"]]
 
 
 async def test_push_photo_lists_sizes_up_to_the_original(tg, bot):
