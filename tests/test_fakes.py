@@ -354,8 +354,9 @@ async def test_invalid_requests_raise_bad_request(fa, claude):
     ]
     with pytest.raises(anthropic.BadRequestError, match="without `tool_result` blocks"):
         await claude.messages.create(model=MODEL, max_tokens=100, messages=dangling)
-    with pytest.raises(anthropic.BadRequestError, match="streaming not supported"):
-        await claude.messages.create(**ask(), stream=True)
+    # A streamed request is validated before its stream starts.
+    with pytest.raises(anthropic.BadRequestError, match="non-whitespace"):
+        await claude.messages.create(**ask("   "), stream=True)
     assert len(fa.invalid) == 3 and len(fa.requests) == 3
 
 

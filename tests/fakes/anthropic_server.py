@@ -1,13 +1,17 @@
 """A fake Anthropic Messages API server that records requests and plays scripted replies.
 
 It validates requests the way the real API does (roles, tool_use/tool_result pairing, system
-blocks, cache_control, tools), so a conversation accepted here is well-formed for the real API.
-The real ``anthropic.AsyncAnthropic`` client talks to it unmodified via ``base_url``.
+blocks, cache_control, tools, images and documents, request size), so a conversation accepted
+here is well-formed for the real API. The real ``anthropic.AsyncAnthropic`` client talks to it
+unmodified via ``base_url``, with or without streaming: a request with ``"stream": true`` is
+answered with the API's server-sent events, paced and broken off as the scripted Reply says.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import dataclasses
 import functools
 import hashlib
 import json
@@ -21,17 +25,47 @@ from typing import Any
 from aiohttp import web
 
 from memory.tokens import count_tokens
+from tests.fakes.anthropic_media import (
+    MAX_REQUEST_BYTES,
+    MediaError,
+    iter_media,
+    media_tokens,
+    validate_media,
+    without_media,
+)
 
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
+# Characters of text (or of tool input JSON) per streamed delta: a few tokens, as the API sends.
+STREAM_CHUNK_CHARS = 16
+# What a non-streamed request answers for a reply scripted to fail mid-stream with these types.
+_ERROR_STATUS = {
+    "overloaded_error": 529, "api_error": 500, "rate_limit_error": 429,
+    "invalid_request_error": 400, "permission_error": 403, "not_found_error": 404,
+    "request_too_large": 413, "timeout_error": 504,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StreamFailure:
+    """Where and how a scripted streamed reply breaks off."""
+
+    after: int | None  # characters of text/tool JSON streamed first; None: all of them
+    error_type: str | None  # an `event: error` of this type, or None to drop the connection
+    message: str = ""
+
+
 @dataclass(frozen=True)
 class Reply:
-    """A scripted assistant message."""
+    """A scripted assistant message, and how a streamed answer with it is paced or broken."""
 
     content: list[dict[str, Any]]
     stop_reason: str = "end_turn"
+    first_delay: float = 0.0  # seconds before the first content delta
+    duration: float = 0.0  # seconds over which the deltas are spread after the first
+    failure: StreamFailure | None = None
 
 
 @dataclass(frozen=True)
@@ -46,9 +80,46 @@ class ErrorReply:
 Script = Reply | ErrorReply | Callable[[dict[str, Any]], Reply | ErrorReply]
 
 
-def text(s: str, stop_reason: str = "end_turn") -> Reply:
-    """Reply with one text block."""
-    return Reply([{"type": "text", "text": s}], stop_reason)
+def text(
+    s: str, stop_reason: str = "end_turn", *, first_delay: float = 0.0, duration: float = 0.0
+) -> Reply:
+    """Reply with one text block; when streamed, start after first_delay, last for duration."""
+    return Reply([{"type": "text", "text": s}], stop_reason, first_delay, duration)
+
+
+def paced(reply: Reply | str, *, first_delay: float = 0.0, duration: float = 0.0) -> Reply:
+    """Return the reply (or a text reply) streamed after first_delay and over duration seconds.
+
+    A non-streamed request for it is answered after first_delay + duration, the time the whole
+    generation would take.
+    """
+    return dataclasses.replace(_as_reply(reply), first_delay=first_delay, duration=duration)
+
+
+def fail_mid_stream(
+    reply: Reply | str,
+    *,
+    after: int | None = None,
+    type: str = "overloaded_error",
+    message: str = "Overloaded",
+) -> Reply:
+    """Stream `after` characters of the reply (all if None), then an `event: error`.
+
+    Without streaming, the request is answered with that error's HTTP status instead.
+    """
+    return dataclasses.replace(_as_reply(reply), failure=StreamFailure(after, type, message))
+
+
+def drop_mid_stream(reply: Reply | str, *, after: int | None = None) -> Reply:
+    """Stream `after` characters of the reply (all if None), then close the connection.
+
+    Without streaming, the connection is closed before any answer.
+    """
+    return dataclasses.replace(_as_reply(reply), failure=StreamFailure(after, None))
+
+
+def _as_reply(reply: Reply | str) -> Reply:
+    return text(reply) if isinstance(reply, str) else reply
 
 
 def tool_use(
@@ -136,6 +207,10 @@ def validate(body: dict[str, Any], *, count_tokens: bool = False) -> None:
             )
     if messages[0]["role"] != "user":
         raise InvalidRequest('messages: first message must use the "user" role')
+    try:
+        validate_media(messages)
+    except MediaError as exc:
+        raise InvalidRequest(str(exc)) from None
     merged, _ = merge_consecutive(messages)
     for i, message in enumerate(merged):
         _validate_blocks(f"messages.{i}", _blocks(message))
@@ -278,9 +353,16 @@ def _validate_cache_control(body: dict[str, Any]) -> None:
 
 
 def estimate_tokens(body: dict[str, Any]) -> int:
-    """Estimate prompt tokens as a quarter of the JSON size of system, tools and messages."""
+    """Estimate prompt tokens as a quarter of the JSON size of system, tools and messages.
+
+    Images and documents are counted by anthropic_media.media_tokens instead of by the size
+    of their base64 data.
+    """
     prompt = {key: body.get(key) for key in ("system", "tools", "messages")}
-    return max(1, len(json.dumps(prompt)) // 4)
+    media = sum(
+        media_tokens(block, _text_tokens) for _, _, block in iter_media(body.get("messages") or [])
+    )
+    return max(1, len(json.dumps(without_media(prompt))) // 4 + media)
 
 
 # --- prompt cache emulation ----------------------------------------------------------------
@@ -327,11 +409,15 @@ def _text_tokens(text: str) -> int:
 
 
 def _block_tokens(block: dict[str, Any]) -> int:
-    """Count a block's tokens: the text of text-like blocks, the JSON of any other."""
+    """Count a block's tokens: the text of text-like blocks, media by rule, the JSON of others."""
     if block.get("type") == "text" and isinstance(block.get("text"), str):
         return _text_tokens(block["text"])
+    if block.get("type") in ("image", "document"):
+        return media_tokens(block, _text_tokens)
     if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
         return _text_tokens(block["content"])
+    if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+        return sum(_block_tokens(b) for b in block["content"] if isinstance(b, dict))
     return _text_tokens(_canonical(block))
 
 
@@ -512,6 +598,23 @@ class FakeAnthropic:
         """Return the names of the tools offered in request i."""
         return [tool["name"] for tool in self.requests[i].get("tools") or []]
 
+    def images(self, i: int = -1) -> list[dict[str, Any]]:
+        """Return request i's image blocks in order, those inside tool results included."""
+        return [b for _, _, b in iter_media(self.requests[i]["messages"]) if b["type"] == "image"]
+
+    def documents(self, i: int = -1) -> list[dict[str, Any]]:
+        """Return request i's document blocks in order, those inside tool results included."""
+        messages = self.requests[i]["messages"]
+        return [b for _, _, b in iter_media(messages) if b["type"] == "document"]
+
+    def image_data(self, i: int = -1) -> list[bytes]:
+        """Return the decoded bytes of request i's base64 images, in order."""
+        return [
+            base64.b64decode(b["source"]["data"])
+            for b in self.images(i)
+            if b["source"].get("type") == "base64"
+        ]
+
     async def wait_for_requests(
         self,
         count: int = 1,
@@ -555,25 +658,32 @@ class FakeAnthropic:
 
     # --- handlers --------------------------------------------------------------------------
 
-    async def _messages(self, request: web.Request) -> web.Response:
-        body = await _json_body(request)
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        body = _json_body(raw)
         self.requests.append(body)
         self.request_headers.append(dict(request.headers))
         self._changed.set()
         self._changed = asyncio.Event()
-        if self.latency:
-            # Count overlapping calls, so tests can see concurrency without timing it.
+        # Count overlapping calls, so tests can see concurrency without timing it.
+        counted = bool(self.latency or body.get("stream"))
+        if counted:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            try:
-                await asyncio.sleep(self.latency)
-            finally:
+        try:
+            return await self._answer(request, raw, body)
+        finally:
+            if counted:
                 self.in_flight -= 1
-        refused = self._check_headers(request)
+
+    async def _answer(
+        self, request: web.Request, raw: bytes, body: dict[str, Any]
+    ) -> web.StreamResponse:
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        refused = self._check_headers(request) or _check_size(raw)
         if refused is not None:
             return refused
-        if body.get("stream"):
-            return self._invalid(body, "streaming not supported by fake")
         try:
             validate(body)
         except InvalidRequest as exc:
@@ -594,12 +704,48 @@ class FakeAnthropic:
             "stop_sequence": None,
             "usage": self.usage(body, scripted.content),
         }
+        if body.get("stream"):
+            return await self._stream(request, message, scripted)
+        await asyncio.sleep(scripted.first_delay + scripted.duration)
+        failure = scripted.failure
+        if failure is not None and failure.error_type is None:
+            request.transport.close()
+            return web.Response()  # never sent: the connection is gone
+        if failure is not None:
+            status = _ERROR_STATUS.get(failure.error_type, 500)
+            return _error(status, failure.error_type, failure.message)
         return web.json_response(message, headers={"request-id": _request_id()})
 
+    async def _stream(
+        self, request: web.Request, message: dict[str, Any], scripted: Reply
+    ) -> web.StreamResponse:
+        """Answer with the API's server-sent events, paced and broken off as scripted."""
+        response = web.StreamResponse(
+            headers={
+                "content-type": "text/event-stream; charset=utf-8",
+                "cache-control": "no-cache",
+                "request-id": _request_id(),
+            }
+        )
+        await response.prepare(request)
+        for step in stream_steps(message, scripted):
+            if isinstance(step, float):
+                await asyncio.sleep(step)
+            elif step is None:
+                # Close without the terminating chunk, as a connection lost mid-answer does.
+                request.transport.close()
+                return response
+            else:
+                data = json.dumps(step, ensure_ascii=False)
+                await response.write(f"event: {step['type']}\ndata: {data}\n\n".encode())
+        await response.write_eof()
+        return response
+
     async def _count_tokens(self, request: web.Request) -> web.Response:
-        body = await _json_body(request)
+        raw = await request.read()
+        body = _json_body(raw)
         self.count_requests.append(body)
-        refused = self._check_headers(request)
+        refused = self._check_headers(request) or _check_size(raw)
         if refused is not None:
             return refused
         try:
@@ -629,12 +775,129 @@ class FakeAnthropic:
         return _error(400, "invalid_request_error", message)
 
 
-async def _json_body(request: web.Request) -> dict[str, Any]:
+def _json_body(raw: bytes) -> dict[str, Any]:
     try:
-        body = await request.json()
+        body = json.loads(raw)
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _check_size(raw: bytes) -> web.Response | None:
+    if len(raw) > MAX_REQUEST_BYTES:
+        return _error(413, "request_too_large", "Request exceeds the maximum size")  # observed
+    return None
+
+
+# message_delta repeats the cumulative counts, as the API's streams do.
+_DELTA_USAGE_KEYS = (
+    "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
+)  # fmt: skip
+Step = dict[str, Any] | float | None  # an event to send, seconds to wait, or a dropped line
+
+
+def stream_steps(message: dict[str, Any], reply: Reply) -> list[Step]:
+    """Return the events of a streamed message with the pauses between them.
+
+    The shapes follow the API's streams: a message_start whose message has no content and one
+    output token; per block a content_block_start (text empty, tool_use input {}), deltas and a
+    content_block_stop; a ping after the first block starts; message_delta with the stop reason
+    and the cumulative usage; message_stop. Blocks of other types (e.g. server tool results)
+    start complete and have no deltas.
+    """
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    deltas: list[tuple[int, dict[str, Any], int]] = []  # (position in events, delta, chars)
+    for index, block in enumerate(message["content"]):
+        opening, pieces = _block_deltas(block)
+        events.append({"type": "content_block_start", "index": index, "content_block": opening})
+        if index == 0:
+            events.append({"type": "ping"})
+        for delta, chars in pieces:
+            deltas.append((len(events), delta, chars))
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {key: usage[key] for key in _DELTA_USAGE_KEYS},
+        }
+    )
+    events.append({"type": "message_stop"})
+    steps: list[Step] = list(events)
+    _break_off(steps, deltas, reply.failure)
+    # Pauses go in from the back, so the positions recorded in `deltas` stay valid.
+    timed = [position for position, _, _ in deltas if position < len(steps)]
+    gap = reply.duration / (len(timed) - 1) if len(timed) > 1 else 0.0
+    for n, position in reversed(list(enumerate(timed))):
+        pause = reply.first_delay if n == 0 else gap
+        if pause:
+            steps.insert(position, float(pause))
+    return steps
+
+
+def _block_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], int]]]:
+    """Return a block's content_block_start payload and its deltas with their sizes."""
+    kind = block.get("type")
+    if kind == "text":
+        pieces = _pieces(block["text"])
+        opening = {**block, "text": ""}
+        return opening, [({"type": "text_delta", "text": p}, len(p)) for p in pieces]
+    if kind == "tool_use":
+        # The API's first input_json_delta is empty; the JSON then arrives in pieces.
+        pieces = ["", *_pieces(json.dumps(block["input"], ensure_ascii=False))]
+        opening = {**block, "input": {}}
+        return opening, [({"type": "input_json_delta", "partial_json": p}, len(p)) for p in pieces]
+    if kind == "thinking":
+        pieces = _pieces(block.get("thinking", ""))
+        opening = {**block, "thinking": "", "signature": ""}
+        deltas = [({"type": "thinking_delta", "thinking": p}, len(p)) for p in pieces]
+        deltas.append(({"type": "signature_delta", "signature": block.get("signature", "")}, 0))
+        return opening, deltas
+    return block, []
+
+
+def _pieces(text: str, size: int = STREAM_CHUNK_CHARS) -> list[str]:
+    """Split text into pieces of at most `size` characters, preferably after a space."""
+    pieces = []
+    while len(text) > size:
+        cut = text.rfind(" ", 1, size) + 1 or size
+        pieces.append(text[:cut])
+        text = text[cut:]
+    return [*pieces, text] if text else pieces
+
+
+def _break_off(
+    steps: list[Step], deltas: list[tuple[int, dict[str, Any], int]], failure: StreamFailure | None
+) -> None:
+    """Cut the steps where the failure strikes and append its error event or dropped line."""
+    if failure is None:
+        return
+    cut = len(steps) - 2  # by default after the last content_block_stop
+    if failure.after is not None:
+        sent = 0
+        for position, delta, chars in deltas:
+            if sent + chars > failure.after:
+                # Send the part of this delta that reaches exactly `after` characters.
+                keep = failure.after - sent
+                field = "text" if delta["type"] == "text_delta" else "partial_json"
+                if keep and field in delta:
+                    steps[position] = {
+                        **steps[position],
+                        "delta": {**delta, field: delta[field][:keep]},
+                    }
+                    position += 1
+                cut = position
+                break
+            sent += chars
+    del steps[cut:]
+    if failure.error_type is None:
+        steps.append(None)
+    else:
+        error = {"type": failure.error_type, "message": failure.message}
+        steps.append({"type": "error", "error": error})
 
 
 def _request_id() -> str:

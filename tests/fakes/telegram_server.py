@@ -1,8 +1,9 @@
 """A fake Telegram Bot API server that records what it was asked.
 
 It speaks the real wire format, so an unmodified PTB ``Bot``/``Application`` can talk to it via
-``base_url``. Replies are validated the way Telegram validates them (HTML entities, length,
-inline keyboards), so a test that passes here would not be refused by the real API.
+``base_url`` (and ``base_file_url`` for downloads). Replies are validated the way Telegram
+validates them (HTML entities, length, inline keyboards, drafts, forum topics, upgraded groups,
+chats the bot left), so a test that passes here would not be refused by the real API.
 """
 
 from __future__ import annotations
@@ -12,16 +13,37 @@ import itertools
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-# tdlib's notion of whitespace, used for tag parsing and for trimming message text.
-_SPACE = " \t\r\n\v\f\0"
-MAX_MESSAGE_LENGTH = 4096
-MAX_CAPTION_LENGTH = 1024
+from tests.fakes.telegram_files import (
+    MAX_DOWNLOAD_BYTES,
+    FileStore,
+)
+from tests.fakes.telegram_html import (
+    MAX_CAPTION_LENGTH,
+    MAX_MESSAGE_LENGTH,
+    HTMLParseError,
+    parse_html,
+    strip_text,
+    utf16_len,
+)
+from tests.fakes.telegram_users import UserSide, without_reply
+
+__all__ = [
+    "MAX_CAPTION_LENGTH",
+    "MAX_MESSAGE_LENGTH",
+    "FakeTelegram",
+    "HTMLParseError",
+    "check_reply_markup",
+    "format_text",
+    "parse_html",
+    "utf16_len",
+]
 
 # Parameters that are plain strings on the wire; everything else PTB JSON-encodes.
 _STRING_PARAMS = frozenset(
@@ -32,18 +54,6 @@ _STRING_PARAMS = frozenset(
         "message_effect_id", "emoji", "query", "title",
     }
 )  # fmt: skip
-
-_TAG_TYPES = {
-    "b": "bold", "strong": "bold", "i": "italic", "em": "italic",
-    "u": "underline", "ins": "underline", "s": "strikethrough", "strike": "strikethrough",
-    "del": "strikethrough", "span": "spoiler", "tg-spoiler": "spoiler", "a": "text_link",
-    "code": "code", "pre": "pre", "blockquote": "blockquote", "tg-emoji": "custom_emoji",
-    "tg-time": "date_time",
-}  # fmt: skip
-
-_ENTITY_RE = re.compile(r"&(?:#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,8})|([a-zA-Z][a-zA-Z0-9]*));")
-_NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
-_NAME_TOKEN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 _BUTTON_ACTIONS = (
     "url", "callback_data", "web_app", "login_url", "switch_inline_query",
@@ -65,244 +75,28 @@ _COMMAND_RE = re.compile(r"^[a-z0-9_]{1,32}$")
 _OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
 
-_MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}\b")
-
-
-class HTMLParseError(ValueError):
-    """Raised for HTML that Telegram would refuse with "can't parse entities"."""
-
-
-def utf16_len(text: str) -> int:
-    """Return the length of text in UTF-16 code units, the unit Telegram counts in."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def _byte_offset(html: str, pos: int) -> int:
-    return len(html[:pos].encode("utf-8"))
-
-
-def _decode_entity(html: str, pos: int) -> tuple[str, int]:
-    """Decode the HTML entity starting at pos; return the character and the next position."""
-    match = _ENTITY_RE.match(html, pos)
-    if match is None:
-        raise HTMLParseError(
-            f'Character "&" must be escaped as "&amp;" at byte offset {_byte_offset(html, pos)}'
-        )
-    decimal, hexadecimal, name = match.groups()
-    if name is not None:
-        if name not in _NAMED_ENTITIES:
-            raise HTMLParseError(
-                f'Unsupported HTML entity "{match.group()}" at byte offset '
-                f"{_byte_offset(html, pos)}"
-            )
-        return _NAMED_ENTITIES[name], match.end()
-    code = int(decimal) if decimal is not None else int(hexadecimal, 16)
-    if not 0 < code <= 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-        raise HTMLParseError(
-            f'Invalid character reference "{match.group()}" at byte offset '
-            f"{_byte_offset(html, pos)}"
-        )
-    return chr(code), match.end()
-
-
-def _parse_start_tag(html: str, begin: int) -> tuple[str, dict[str, str], int]:
-    """Parse the start tag at begin the way tdlib does; return name, attributes, next pos."""
-    n = len(html)
-
-    def unclosed() -> HTMLParseError:
-        return HTMLParseError(f"Unclosed start tag at byte offset {_byte_offset(html, begin)}")
-
-    i = begin + 1
-    while i < n and html[i] not in _SPACE and html[i] != ">":
-        i += 1
-    name = html[begin + 1 : i].lower()
-    if i >= n:
-        raise unclosed()
-    if name not in _TAG_TYPES:
-        raise HTMLParseError(
-            f'Unsupported start tag "{name}" at byte offset {_byte_offset(html, begin)}'
-        )
-    attrs: dict[str, str] = {}
-    while True:
-        while i < n and html[i] in _SPACE:
-            i += 1
-        if i >= n:
-            raise unclosed()
-        if html[i] == ">":
-            return name, attrs, i + 1
-        start = i
-        while i < n and html[i] not in _SPACE and html[i] not in "=>":
-            i += 1
-        attr = html[start:i].lower()
-        if not attr:
-            raise HTMLParseError(
-                f'Empty attribute name in the tag "{name}" at byte offset '
-                f"{_byte_offset(html, begin)}"
-            )
-        while i < n and html[i] in _SPACE:
-            i += 1
-        if i >= n:
-            raise unclosed()
-        if html[i] != "=":
-            # Only <blockquote expandable> has a value-less attribute.
-            if name != "blockquote" or attr != "expandable":
-                raise HTMLParseError(
-                    f'Expected equal sign in declaration of an attribute of the tag "{name}" '
-                    f"at byte offset {_byte_offset(html, begin)}"
-                )
-            attrs[attr] = ""
-            continue
-        i += 1
-        while i < n and html[i] in _SPACE:
-            i += 1
-        if i >= n:
-            raise unclosed()
-        if html[i] in "\"'":
-            quote, i, chars = html[i], i + 1, []
-            while i < n and html[i] != quote:
-                if html[i] == "&":
-                    char, i = _decode_entity(html, i)
-                else:
-                    char, i = html[i], i + 1
-                chars.append(char)
-            if i >= n:
-                raise unclosed()
-            value, i = "".join(chars), i + 1
-        else:
-            start = i
-            while i < n and html[i] in _NAME_TOKEN:
-                i += 1
-            value = html[start:i].lower()
-            if i >= n:
-                raise unclosed()
-            if html[i] not in _SPACE and html[i] != ">":
-                raise HTMLParseError(
-                    f"Unexpected end of name token at byte offset {_byte_offset(html, start)}"
-                )
-        attrs[attr] = value
-
-
-def _open_entity(name: str, attrs: dict[str, str], html: str, begin: int) -> dict[str, Any]:
-    """Return the entity (without offset/length) that a start tag opens."""
-    entity: dict[str, Any] = {"type": _TAG_TYPES[name]}
-    where = f"at byte offset {_byte_offset(html, begin)}"
-    if name == "span" and attrs.get("class") != "tg-spoiler":
-        raise HTMLParseError(f'Tag "span" must have class "tg-spoiler" {where}')
-    if name == "a":
-        entity["url"] = attrs.get("href", "")
-    elif name == "code" and attrs.get("class", "").startswith("language-"):
-        entity["language"] = attrs["class"][len("language-") :]
-    elif name == "blockquote" and "expandable" in attrs:
-        entity["type"] = "expandable_blockquote"
-    elif name == "tg-emoji":
-        if not attrs.get("emoji-id", "").isdigit():
-            raise HTMLParseError(f'Tag "tg-emoji" must have a numeric "emoji-id" {where}')
-        entity["custom_emoji_id"] = attrs["emoji-id"]
-    elif name == "tg-time":
-        if not attrs.get("unix", "").isdigit():
-            raise HTMLParseError(f'Tag "tg-time" must have a numeric "unix" attribute {where}')
-        entity["unix_time"] = int(attrs["unix"])
-        if attrs.get("format"):
-            entity["date_time_format"] = attrs["format"]
-    return entity
-
-
-def parse_html(html: str) -> tuple[str, list[dict[str, Any]]]:
-    """Parse Telegram-style HTML into (plain text, entities); raise HTMLParseError if invalid.
-
-    Stricter than Telegram on one point: a "&" that does not start a supported entity is an
-    error here, whereas tdlib keeps it literally. The Bot API docs require escaping it.
-    """
-    out: list[str] = []
-    u16 = 0
-    stack: list[tuple[str, dict[str, Any], int]] = []  # (tag name, entity, start offset)
-    entities: list[dict[str, Any]] = []
-    i, n = 0, len(html)
-    while i < n:
-        char = html[i]
-        if char == "&":
-            char, i = _decode_entity(html, i)
-        elif char == "<" and html.startswith("</", i):
-            begin = i
-            if not stack:
-                raise HTMLParseError(f"Unexpected end tag at byte offset {_byte_offset(html, i)}")
-            i += 2
-            while i < n and html[i] not in _SPACE and html[i] != ">":
-                i += 1
-            end_name = html[begin + 2 : i].lower()
-            while i < n and html[i] in _SPACE:
-                i += 1
-            if i >= n or html[i] != ">":
-                raise HTMLParseError(f"Unclosed end tag at byte offset {_byte_offset(html, begin)}")
-            i += 1
-            name, entity, start = stack.pop()
-            if end_name and end_name != name:
-                raise HTMLParseError(
-                    f"Unmatched end tag at byte offset {_byte_offset(html, begin)}, "
-                    f'expected "</{name}>", found "</{end_name}>"'
-                )
-            _close_entity(entities, name, entity, start, u16)
-            continue
-        elif char == "<":
-            begin = i
-            name, attrs, i = _parse_start_tag(html, i)
-            stack.append((name, _open_entity(name, attrs, html, begin), u16))
-            continue
-        else:
-            # A bare ">" is accepted as text, exactly as Telegram does.
-            i += 1
-        out.append(char)
-        u16 += utf16_len(char)
-    if stack:
-        raise HTMLParseError(f'Can\'t find end tag corresponding to start tag "{stack[-1][0]}"')
-    entities.sort(key=lambda e: (e["offset"], -e["length"]))
-    return "".join(out), entities
-
-
-def _close_entity(
-    entities: list[dict[str, Any]], name: str, entity: dict[str, Any], start: int, end: int
-) -> None:
-    """Append the finished entity; empty entities and links without href are dropped."""
-    if end <= start or (name == "a" and not entity["url"]):
-        return
-    entity.update(offset=start, length=end - start)
-    # <pre><code class="language-x">...</code></pre> is one pre entity carrying the language.
-    if name == "pre" and entities:
-        inner = entities[-1]
-        if inner["type"] == "code" and (inner["offset"], inner["length"]) == (start, end - start):
-            entities.pop()
-            if "language" in inner:
-                entity["language"] = inner["language"]
-    entities.append(entity)
-
-
-def _strip(text: str, entities: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """Trim surrounding whitespace like Telegram does, shifting and clipping entities."""
-    stripped = text.strip(_SPACE)
-    shift = utf16_len(text[: len(text) - len(text.lstrip(_SPACE))])
-    total = utf16_len(stripped)
-    kept = []
-    for entity in entities:
-        start = max(entity["offset"] - shift, 0)
-        end = min(entity["offset"] + entity["length"] - shift, total)
-        if end > start:
-            kept.append({**entity, "offset": start, "length": end - start})
-    return stripped, kept
-
-
 class _ApiError(Exception):
     """A Bot API error answer."""
 
-    def __init__(self, status: int, description: str, retry_after: int | None = None):
+    def __init__(
+        self,
+        status: int,
+        description: str,
+        retry_after: int | None = None,
+        parameters: dict[str, Any] | None = None,
+    ):
         super().__init__(description)
         self.status, self.description, self.retry_after = status, description, retry_after
+        self.parameters = dict(parameters or {})
+        if retry_after is not None:
+            self.parameters["retry_after"] = retry_after
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "ok": False, "error_code": self.status, "description": self.description,
         }  # fmt: skip
-        if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+        if self.parameters:
+            body["parameters"] = self.parameters
         return body
 
 
@@ -311,9 +105,17 @@ def _bad(description: str) -> _ApiError:
 
 
 def format_text(
-    text: Any, parse_mode: Any, entities: Any = None, *, caption: bool = False
+    text: Any,
+    parse_mode: Any,
+    entities: Any = None,
+    *,
+    caption: bool = False,
+    allow_empty: bool | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError."""
+    """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError.
+
+    Captions may be empty and have their own limit; allow_empty overrides the first rule.
+    """
     text = "" if text is None else str(text)
     mode = (parse_mode or "").lower()
     if mode == "html":
@@ -327,8 +129,8 @@ def format_text(
         raise _bad("unsupported parse_mode")
     else:
         parsed = list(entities) if isinstance(entities, list) else []
-    text, parsed = _strip(text, parsed)
-    if not text and not caption:
+    text, parsed = strip_text(text, parsed)
+    if not text and not (caption if allow_empty is None else allow_empty):
         raise _bad("message text is empty")
     if utf16_len(text) > (MAX_CAPTION_LENGTH if caption else MAX_MESSAGE_LENGTH):
         raise _bad("message caption is too long" if caption else "message is too long")
@@ -377,7 +179,7 @@ def _decode_param(key: str, value: Any) -> Any:
     return value if isinstance(decoded, str) else decoded
 
 
-class FakeTelegram:
+class FakeTelegram(UserSide):
     """A Bot API server on 127.0.0.1 that records calls and answers like Telegram."""
 
     def __init__(
@@ -395,6 +197,14 @@ class FakeTelegram:
         self.edits: list[dict[str, Any]] = []
         self.documents: list[dict[str, Any]] = []
         self.rejected: list[tuple[str, dict[str, Any], str]] = []
+        # Accepted sendMessageDraft calls: chat_id, draft_id, text, entities,
+        # message_thread_id, params, and `at` (time.monotonic() when it was accepted).
+        self.drafts: list[dict[str, Any]] = []
+        # The draft each private chat shows now; any message the bot sends there removes it.
+        self.shown_drafts: dict[Any, dict[str, Any]] = {}
+        self.files = FileStore()
+        self.downloads: list[str] = []  # file_id of each file served by the download route
+        self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
         self.chat_actions: list[dict[str, Any]] = []
         self.callback_answers: list[dict[str, Any]] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
@@ -405,6 +215,11 @@ class FakeTelegram:
         self._message_ids: dict[Any, itertools.count[int]] = {}
         self._chats: dict[Any, dict[str, Any]] = {}
         self._faults: dict[str, list[_ApiError]] = {}
+        self._refusals: dict[str, _ApiError] = {}  # persistent, by lower-cased method
+        self._disabled: set[str] = set()  # lower-cased methods answered as unknown
+        self._topics: dict[Any, set[int]] = {}  # message_thread_id values known per chat
+        self._migrated: dict[Any, int] = {}  # old group id -> its supergroup's id
+        self._absent: set[Any] = set()  # chats the bot is not (or no longer) a member of
         self._allowed_updates: list[str] = []
         self._poll_generation = 0
         self._closing = False
@@ -427,6 +242,9 @@ class FakeTelegram:
                 "deleteMyCommands": self._delete_my_commands,
                 "answerCallbackQuery": self._answer_callback_query,
                 "sendDocument": self._send_document,
+                "sendMessageDraft": self._send_message_draft,
+                "getFile": self._get_file,
+                "leaveChat": self._leave_chat,
                 "close": self._true,
                 "logOut": self._true,
             }.items()
@@ -438,6 +256,7 @@ class FakeTelegram:
         """Start serving on an ephemeral port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         # handler_cancellation: a long poll whose client hung up must not linger.
         self._runner = web.AppRunner(
             app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True
@@ -486,63 +305,6 @@ class FakeTelegram:
         self._notify()
         return update
 
-    def push_message(
-        self,
-        chat_id: int,
-        text: str,
-        *,
-        user_id: int | None = None,
-        chat_type: str = "private",
-        first_name: str = "Alice",
-        username: str | None = None,
-        reply_to_message: dict[str, Any] | int | None = None,
-        chat_title: str | None = None,
-    ) -> dict[str, Any]:
-        """Queue an Update with a user's text message; return the update dict."""
-        user: dict[str, Any] = {
-            "id": chat_id if user_id is None else user_id,
-            "is_bot": False,
-            "first_name": first_name,
-            "language_code": "en",
-        }
-        if username:
-            user["username"] = username
-        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
-        if chat_type == "private":
-            chat.update({k: v for k, v in user.items() if k in ("first_name", "username")})
-        else:
-            chat["title"] = chat_title or "Test chat"
-        self._chats[chat_id] = chat
-        message: dict[str, Any] = {
-            "message_id": self._next_message_id(chat_id),
-            "from": user,
-            "chat": chat,
-            "date": int(time.time()),
-            "text": text,
-        }
-        entities = []
-        if text.startswith("/"):
-            # PTB's CommandHandler only fires on a bot_command entity at offset 0.
-            command = text.split()[0]
-            entities.append({"type": "bot_command", "offset": 0, "length": utf16_len(command)})
-        # Telegram marks @usernames in incoming text as mention entities.
-        for match in _MENTION_RE.finditer(text):
-            entities.append(
-                {
-                    "type": "mention",
-                    "offset": utf16_len(text[: match.start()]),
-                    "length": utf16_len(match.group()),
-                }
-            )
-        if entities:
-            message["entities"] = entities
-        if isinstance(reply_to_message, int):
-            reply_to_message = self._messages[chat_id][reply_to_message]
-        if reply_to_message is not None:
-            message["reply_to_message"] = _without_reply(reply_to_message)
-        self._store(message)
-        return self.push_update({"message": message})
-
     def fail_next(
         self,
         method: str,
@@ -563,6 +325,31 @@ class FakeTelegram:
             )
         error = _ApiError(status, description, retry_after)
         self._faults.setdefault(method.lower(), []).extend([error] * times)
+
+    def fail_always(
+        self, method: str, *, status: int = 404, description: str | None = None
+    ) -> None:
+        """Answer every call to method with this error until allow(method) is called.
+
+        404 answers "Not Found: method not found", as a Bot API server too old to know the
+        method does (e.g. sendMessageDraft before Bot API 9.3); other statuses answer with
+        description, by default "Bad Request: injected failure".
+        """
+        self.allow(method)
+        if status == 404 and description is None:
+            self._disabled.add(method.lower())
+            return
+        description = description or "Bad Request: injected failure"
+        self._refusals[method.lower()] = _ApiError(status, description)
+
+    def allow(self, method: str) -> None:
+        """Stop refusing a method that fail_always refused."""
+        self._disabled.discard(method.lower())
+        self._refusals.pop(method.lower(), None)
+
+    def drafts_to(self, chat_id: Any) -> list[str]:
+        """Return the texts of accepted sendMessageDraft calls to chat_id, in order."""
+        return [d["text"] for d in self.drafts if d["chat_id"] == chat_id]
 
     def messages_to(self, chat_id: Any) -> list[str]:
         """Return the texts of accepted sendMessage calls to chat_id, in order."""
@@ -654,13 +441,15 @@ class FakeTelegram:
         self.calls.append((name, params))
         self._notify()
         try:
-            if handler is None:
+            if handler is None or given.lower() in self._disabled:
                 raise _ApiError(404, "Not Found: method not found")
             if self.latency and name != "getUpdates":
                 await asyncio.sleep(self.latency)
             faults = self._faults.get(name.lower())
             if faults:
                 raise faults.pop(0)
+            if name.lower() in self._refusals:
+                raise self._refusals[name.lower()]
             result = handler(params)
             if asyncio.iscoroutine(result):
                 result = await result
@@ -682,6 +471,31 @@ class FakeTelegram:
             "username": self.bot_username,
         }  # fmt: skip
 
+    def _target_chat(self, chat_id: Any) -> dict[str, Any]:
+        """Return the chat a bot method addresses, refusing upgraded groups and chats left."""
+        if chat_id in self._migrated:
+            raise _ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                parameters={"migrate_to_chat_id": self._migrated[chat_id]},
+            )
+        chat = self._chat(chat_id)
+        if chat_id in self._absent:
+            if chat["type"] == "private":
+                raise _ApiError(403, "Forbidden: bot was blocked by the user")
+            # Observed for supergroups and channels; the basic group wording is a guess.
+            raise _ApiError(403, f"Forbidden: bot is not a member of the {chat['type']} chat")
+        return chat
+
+    def _thread(self, chat: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Check message_thread_id; return the fields a message sent into it carries."""
+        thread = params.get("message_thread_id")
+        if thread is None:
+            return {}
+        if thread not in self._topics.get(chat["id"], set()):
+            raise _bad("message thread not found")
+        return {"message_thread_id": thread, "is_topic_message": True}
+
     def _chat(self, chat_id: Any) -> dict[str, Any]:
         if chat_id in (None, ""):
             raise _bad("chat_id is empty")
@@ -696,18 +510,22 @@ class FakeTelegram:
         return self._chats[chat_id]
 
     def _new_bot_message(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        chat = self._chat(params.get("chat_id"))
+        chat = self._target_chat(params.get("chat_id"))
+        thread = self._thread(chat, params)
         message: dict[str, Any] = {
             "message_id": self._next_message_id(chat["id"]),
             "from": self._bot_user(),
             "chat": chat,
             "date": int(time.time()),
+            **thread,
         }
         reply = self._replied_message(chat["id"], params)
         if reply is not None:
             message["reply_to_message"] = reply
         message.update({k: v for k, v in fields.items() if v})
         self._store(message)
+        # A message from the bot replaces the draft its chat shows.
+        self.shown_drafts.pop(chat["id"], None)
         return message
 
     def _replied_message(self, chat_id: Any, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -722,7 +540,7 @@ class FakeTelegram:
         found = self._messages.get(chat_id, {}).get(target)
         if found is None and not lenient:
             raise _bad("message to be replied not found")
-        return None if found is None else _without_reply(found)
+        return None if found is None else without_reply(found)
 
     # --- Bot API methods -------------------------------------------------------------------
 
@@ -826,6 +644,7 @@ class FakeTelegram:
         if params.get("inline_message_id"):
             self.edits.append({**params, "result": True})
             return True
+        self._target_chat(params.get("chat_id"))
         old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
         if old is None:
             raise _bad("message to edit not found")
@@ -846,7 +665,7 @@ class FakeTelegram:
         return message
 
     def _send_chat_action(self, params: dict[str, Any]) -> bool:
-        self._chat(params.get("chat_id"))
+        self._thread(self._target_chat(params.get("chat_id")), params)
         if params.get("action") not in _CHAT_ACTIONS:
             raise _bad("wrong parameter action in request")
         self.chat_actions.append(params)
@@ -888,17 +707,19 @@ class FakeTelegram:
         if isinstance(document, dict):
             if not document["data"]:
                 raise _bad("file must be non-empty")
-            doc = {
-                "file_name": document["filename"],
-                "mime_type": document["content_type"],
-                "file_size": len(document["data"]),
-            }
+            # Registered, so a test can fetch it back with getFile like any other file.
+            doc = self.add_file(
+                document["data"],
+                file_name=document["filename"],
+                mime_type=document["content_type"],
+            )
+        elif isinstance(document, str) and document in self.files.by_id:
+            doc = self.files.by_id[document].fields()  # resent by file_id
         elif isinstance(document, str) and document:
-            doc = {}  # sent by file_id or URL
+            serial = len(self.documents) + 1
+            doc = {"file_id": f"BQACAgIAAxkDAAI{serial:06d}", "file_unique_id": f"AgAD{serial:06d}"}
         else:
             raise _bad("there is no document in the request")
-        serial = len(self.documents) + 1
-        doc.update(file_id=f"BQACAgIAAxkDAAI{serial:06d}", file_unique_id=f"AgAD{serial:06d}")
         caption = params.get("caption")
         entities: list[dict[str, Any]] = []
         if caption:
@@ -915,10 +736,60 @@ class FakeTelegram:
         self.documents.append(record)
         return message
 
+    def _send_message_draft(self, params: dict[str, Any]) -> bool:
+        # Checked in the order the real server is reported to check: the text's markup, the
+        # chat (drafts exist only in private chats), the draft id, then the length.
+        text, entities = format_text(
+            params.get("text"), params.get("parse_mode"), params.get("entities"),
+            allow_empty=True,
+        )  # fmt: skip
+        chat = self._target_chat(params.get("chat_id"))
+        if chat["type"] != "private":
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        draft_id = params.get("draft_id")
+        if not isinstance(draft_id, int) or isinstance(draft_id, bool) or draft_id == 0:
+            raise _bad("RANDOM_ID_INVALID")
+        thread = self._thread(chat, params)
+        draft = {
+            "chat_id": chat["id"],
+            "draft_id": draft_id,
+            "text": text,
+            "entities": entities,
+            "message_thread_id": thread.get("message_thread_id"),
+            "params": params,
+            "at": time.monotonic(),
+        }
+        self.drafts.append(draft)
+        self.shown_drafts[chat["id"]] = draft
+        return True
 
-def _without_reply(message: dict[str, Any]) -> dict[str, Any]:
-    # Telegram nests reply_to_message only one level deep.
-    return {k: v for k, v in message.items() if k != "reply_to_message"}
+    def _get_file(self, params: dict[str, Any]) -> dict[str, Any]:
+        file_id = params.get("file_id")
+        if not file_id:
+            raise _bad("file_id not specified")  # guessed wording
+        stored = self.files.by_id.get(str(file_id))
+        if stored is None:
+            raise _bad("invalid file_id")
+        if stored.size > MAX_DOWNLOAD_BYTES:
+            raise _bad("file is too big")
+        return {**stored.fields(), "file_path": stored.file_path}
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """Serve a file's bytes at /file/bot<token>/<file_path>, as Telegram's file server does."""
+        stored = self.files.by_path.get(urllib.parse.unquote(request.match_info["path"]))
+        if request.match_info["token"] != self.token or stored is None:
+            return _json(_ApiError(404, "Not Found").body(), 404)
+        self.downloads.append(stored.file_id)
+        self._notify()
+        return web.Response(body=stored.content(), content_type="application/octet-stream")
+
+    def _leave_chat(self, params: dict[str, Any]) -> bool:
+        chat = self._target_chat(params.get("chat_id"))
+        if chat["type"] == "private":
+            raise _bad("chat member status can't be changed in private chats")  # guessed wording
+        self._absent.add(chat["id"])
+        self.left_chats.append(chat["id"])
+        return True
 
 
 async def _read_params(request: web.Request) -> dict[str, Any]:

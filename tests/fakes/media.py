@@ -1,0 +1,155 @@
+"""Read just enough of images and PDFs for the fakes, and make small valid samples for tests.
+
+Both fakes need the same facts about media without decoding it: which image format some bytes
+are, an image's width and height (from its header), and how many pages a PDF has. Nothing here
+depends on an imaging library.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+# JPEG start-of-frame markers (baseline, progressive, lossless, ...) carry the dimensions;
+# C4 (huffman tables), C8 (reserved) and CC (arithmetic coding) share the range but do not.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_PDF_PAGE_RE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+_PDF_COUNT_RE = re.compile(rb"/Count\s+(\d+)")
+
+
+def sniff_image_type(data: bytes) -> str | None:
+    """Return the media type the bytes' magic number names, or None if it is none of the four."""
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """Return (width, height) read from the image header, or None if it cannot be read."""
+    kind = sniff_image_type(data)
+    try:
+        if kind == "image/png" and data[12:16] == b"IHDR":
+            return struct.unpack(">II", data[16:24])
+        if kind == "image/gif":
+            return struct.unpack("<HH", data[6:10])
+        if kind == "image/webp":
+            return _webp_size(data)
+        if kind == "image/jpeg":
+            return _jpeg_size(data)
+    except struct.error:
+        return None
+    return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8 ":
+        width, height = struct.unpack("<HH", data[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L":
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        if marker in _JPEG_SOF:
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+            return width, height
+        i += 2 + length
+    return None
+
+
+def pdf_page_count(data: bytes) -> int:
+    """Count a PDF's pages by its page objects, else by its page tree's /Count; at least 1.
+
+    Page objects inside compressed object streams are invisible to this count; the largest
+    /Count then stands in, which for a well-formed PDF is the root's total.
+    """
+    pages = len(_PDF_PAGE_RE.findall(data))
+    if pages:
+        return pages
+    counts = [int(n) for n in _PDF_COUNT_RE.findall(data)]
+    return max(counts, default=1) or 1
+
+
+# --- samples for tests ---------------------------------------------------------------------
+
+
+def sample_png(width: int = 64, height: int = 48, *, pad_to: int = 0) -> bytes:
+    """Return a valid grey PNG of the given size, padded with a private chunk to pad_to bytes."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    rows = (b"\x00" + b"\x80" * width) * height  # filter byte + one grey byte per pixel
+    head = b"\x89PNG\r\n\x1a\n" + chunk(
+        b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    )
+    body = chunk(b"IDAT", zlib.compress(rows, 9))
+    end = chunk(b"IEND", b"")
+    missing = pad_to - len(head) - len(body) - len(end) - 12
+    # A lowercase first letter marks the chunk ancillary: decoders skip it.
+    padding = chunk(b"faKe", b"\x00" * missing) if missing > 0 else b""
+    return head + body + padding + end
+
+
+def sample_jpeg(width: int = 64, height: int = 48, *, pad_to: int = 0) -> bytes:
+    """Return a JPEG header with the given dimensions (enough to sniff, not to decode)."""
+    app0 = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    sof0 = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    data = b"\xff\xd8" + app0 + sof0
+    return data + b"\x00" * max(0, pad_to - len(data) - 2) + b"\xff\xd9"
+
+
+def sample_pdf(pages: int = 1, text: str = "Hello") -> bytes:
+    """Return a small well-formed PDF with the given number of pages, each showing text."""
+    kids = " ".join(f"{3 + 2 * n} 0 R" for n in range(pages))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
+    ]
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    for n in range(pages):
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * n} 0 R "
+            ">>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
