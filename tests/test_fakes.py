@@ -140,6 +140,15 @@ async def test_get_me_and_send_html(tg, bot):
     assert tg.sent[0]["parse_mode"] == "HTML" and tg.sent[0]["result"]["message_id"] == 1
 
 
+async def test_nesting_telegram_forbids_is_accepted_but_recorded_as_dropped(tg, bot):
+    await bot.send_message(42, "<b>run <code>make</code></b>", parse_mode="HTML")
+    await bot.send_message(
+        42, '<a href="javascript:x">x</a> <i>ok <b>fine</b></i>', parse_mode="HTML"
+    )
+    assert tg.messages_to(42) == ["run make", "x ok fine"]
+    assert tg.mangled == ["code inside bold at 4", "link to 'javascript:x' at 0"]
+
+
 async def test_send_message_rejected_like_telegram(tg, bot):
     cases = [
         ("a < b", "HTML", "can't parse entities"),

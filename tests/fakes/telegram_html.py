@@ -247,3 +247,47 @@ def strip_text(text: str, entities: list[dict[str, Any]]) -> tuple[str, list[dic
         if end > start:
             kept.append({**entity, "offset": start, "length": end - start})
     return stripped, kept
+
+
+# Telegram's documented nesting rules: styles may contain and sit inside anything but pre and
+# code; a blockquote may not hold another; all other entities may not contain each other.
+_STYLES = frozenset({"bold", "italic", "underline", "strikethrough", "spoiler"})
+_CODE = frozenset({"code", "pre"})
+_QUOTES = frozenset({"blockquote", "expandable_blockquote"})
+_LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
+
+
+def _contains(outer: dict[str, Any], inner: dict[str, Any]) -> bool:
+    """Tell whether inner lies within outer."""
+    return (
+        outer["offset"] <= inner["offset"]
+        and inner["offset"] + inner["length"] <= outer["offset"] + outer["length"]
+    )
+
+
+def _nesting_forbidden(outer: str, inner: str) -> bool:
+    """Tell whether Telegram drops an inner entity of this type inside an outer one."""
+    if outer in _CODE or (inner in _CODE and outer not in _QUOTES):
+        return True
+    if outer in _QUOTES:
+        return inner in _QUOTES
+    return outer not in _STYLES and inner not in _STYLES
+
+
+def mangled(entities: list[dict[str, Any]]) -> list[str]:
+    """Return what Telegram would silently drop from parsed entities, as sentences."""
+    problems = [
+        f"{inner['type']} inside {outer['type']} at {inner['offset']}"
+        for i, outer in enumerate(entities)
+        for j, inner in enumerate(entities)
+        # Of two entities on the same span, the one opened first (closed, so listed, last)
+        # is the outer one.
+        if i != j and _contains(outer, inner) and not (i < j and _contains(inner, outer))
+        and _nesting_forbidden(outer["type"], inner["type"])
+    ]  # fmt: skip
+    problems += [
+        f"link to {entity['url']!r} at {entity['offset']}"
+        for entity in entities
+        if entity["type"] == "text_link" and not entity["url"].startswith(_LINK_SCHEMES)
+    ]
+    return problems

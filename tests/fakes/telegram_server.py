@@ -28,6 +28,7 @@ from tests.fakes.telegram_html import (
     MAX_CAPTION_LENGTH,
     MAX_MESSAGE_LENGTH,
     HTMLParseError,
+    mangled,
     parse_html,
     strip_text,
     utf16_len,
@@ -41,6 +42,7 @@ __all__ = [
     "HTMLParseError",
     "check_reply_markup",
     "format_text",
+    "mangled",
     "parse_html",
     "utf16_len",
 ]
@@ -111,10 +113,12 @@ def format_text(
     *,
     caption: bool = False,
     allow_empty: bool | None = None,
+    dropped: list[str] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """Turn sendMessage-style text into Telegram's (text, entities), raising _ApiError.
 
     Captions may be empty and have their own limit; allow_empty overrides the first rule.
+    What Telegram would silently drop (forbidden nesting, bad links) is added to dropped.
     """
     text = "" if text is None else str(text)
     mode = (parse_mode or "").lower()
@@ -129,6 +133,8 @@ def format_text(
         raise _bad("unsupported parse_mode")
     else:
         parsed = list(entities) if isinstance(entities, list) else []
+    if dropped is not None:
+        dropped.extend(mangled(parsed))
     text, parsed = strip_text(text, parsed)
     if not text and not (caption if allow_empty is None else allow_empty):
         raise _bad("message text is empty")
@@ -197,6 +203,8 @@ class FakeTelegram(UserSide):
         self.edits: list[dict[str, Any]] = []
         self.documents: list[dict[str, Any]] = []
         self.rejected: list[tuple[str, dict[str, Any], str]] = []
+        # What Telegram would have dropped from accepted formatting (it does so silently).
+        self.mangled: list[str] = []
         # Accepted sendMessageDraft calls: chat_id, draft_id, text, entities,
         # message_thread_id, params, and `at` (time.monotonic() when it was accepted).
         self.drafts: list[dict[str, Any]] = []
@@ -629,8 +637,9 @@ class FakeTelegram(UserSide):
 
     def _send_message(self, params: dict[str, Any]) -> dict[str, Any]:
         text, entities = format_text(
-            params.get("text"), params.get("parse_mode"), params.get("entities")
-        )
+            params.get("text"), params.get("parse_mode"), params.get("entities"),
+            dropped=self.mangled,
+        )  # fmt: skip
         markup = check_reply_markup(params.get("reply_markup"))
         message = self._new_bot_message(params, text=text, entities=entities, reply_markup=markup)
         self.sent.append({**params, "result": message})
@@ -638,8 +647,9 @@ class FakeTelegram(UserSide):
 
     def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
         text, entities = format_text(
-            params.get("text"), params.get("parse_mode"), params.get("entities")
-        )
+            params.get("text"), params.get("parse_mode"), params.get("entities"),
+            dropped=self.mangled,
+        )  # fmt: skip
         markup = check_reply_markup(params.get("reply_markup"))
         if params.get("inline_message_id"):
             self.edits.append({**params, "result": True})
@@ -724,8 +734,9 @@ class FakeTelegram(UserSide):
         entities: list[dict[str, Any]] = []
         if caption:
             caption, entities = format_text(
-                caption, params.get("parse_mode"), params.get("caption_entities"), caption=True
-            )
+                caption, params.get("parse_mode"), params.get("caption_entities"),
+                caption=True, dropped=self.mangled,
+            )  # fmt: skip
         markup = check_reply_markup(params.get("reply_markup"))
         message = self._new_bot_message(
             params, document=doc, caption=caption, caption_entities=entities, reply_markup=markup
@@ -741,7 +752,7 @@ class FakeTelegram(UserSide):
         # chat (drafts exist only in private chats), the draft id, then the length.
         text, entities = format_text(
             params.get("text"), params.get("parse_mode"), params.get("entities"),
-            allow_empty=True,
+            allow_empty=True, dropped=self.mangled,
         )  # fmt: skip
         chat = self._target_chat(params.get("chat_id"))
         if chat["type"] != "private":
