@@ -80,15 +80,22 @@ async def migration_lock(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
         yield connection
 
 
-def _upgrade_connection(connection: Connection) -> None:
-    """Upgrade through an open synchronous connection."""
-    command.upgrade(alembic_config(connection=connection), "head")
-
-
-async def upgrade_engine(engine: AsyncEngine) -> None:
-    """Upgrade the engine's database to head from inside an event loop."""
+async def _run_command(engine: AsyncEngine, alembic_command, revision: str) -> None:
+    """Run an Alembic command to a revision on the engine's database, holding the lock."""
     async with migration_lock(engine) as connection:
-        await connection.run_sync(_upgrade_connection)
+        await connection.run_sync(
+            lambda sync: alembic_command(alembic_config(connection=sync), revision)
+        )
+
+
+async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> None:
+    """Upgrade the engine's database to a revision (head by default) from inside an event loop."""
+    await _run_command(engine, command.upgrade, revision)
+
+
+async def downgrade_engine(engine: AsyncEngine, revision: str) -> None:
+    """Downgrade the engine's database to a revision ("base" for none) from inside an event loop."""
+    await _run_command(engine, command.downgrade, revision)
 
 
 async def upgrade_database_async(database_url: str) -> None:
