@@ -46,5 +46,7 @@ async def test_missing_settings_stop_start_up_with_one_line(tmp_path):
     assert process.returncode == 2
     lines = stderr.decode().strip().splitlines()
     assert lines == [
-        "Invalid settings: TELEGRAM_BOT_TOKEN is not set; ANTHROPIC_API_KEY is not set"
+        "Invalid settings: TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and "
+        "paste its token; ANTHROPIC_API_KEY is not set: create a key at console.anthropic.com "
+        "and paste it"
     ]
