@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +24,19 @@ except ImportError:  # Windows: a laptop there runs one bot, so nothing to seria
 ALEMBIC_INI = Path(__file__).resolve().parent.parent / "alembic.ini"
 # The pg_advisory_xact_lock key every upgrader of this schema takes ("membot" in ASCII).
 MIGRATION_LOCK_KEY = 0x6D656D626F74
+# What Alembic logs at INFO on every run, even with nothing to do: its dialect and DDL mode.
+ALEMBIC_PREAMBLE = ("Context impl %s.", "Will assume %s DDL.")
+
+
+class AlembicPreambleFilter(logging.Filter):
+    """Drop Alembic's per-run preamble, so a start-up logs only the upgrades it applies."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but the preamble's two lines."""
+        return record.msg not in ALEMBIC_PREAMBLE
+
+
+logging.getLogger("alembic.runtime.migration").addFilter(AlembicPreambleFilter())
 
 
 def alembic_config(**attributes) -> Config:
