@@ -8,7 +8,7 @@ from sqlalchemy.engine import Connection
 
 import bot.conversations.models  # noqa: F401  (registers the bot's tables on the shared metadata)
 from alembic import context
-from bot.migrations import migration_lock
+from bot.migrations import check_foreign_keys, migration_lock, require_foreign_keys_off
 from memory.db import create_engine
 from memory.models import Base
 
@@ -28,15 +28,23 @@ def database_url() -> str:
 
 
 def do_run_migrations(connection: Connection) -> None:
-    """Run the migrations on a synchronous connection."""
+    """Run the migrations on a synchronous connection; on SQLite, check foreign keys after."""
+    on_sqlite = connection.dialect.name == "sqlite"
+    if on_sqlite:
+        require_foreign_keys_off(connection)
+    applied = []
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
-        render_as_batch=connection.dialect.name == "sqlite",
+        render_as_batch=on_sqlite,
         compare_type=True,
+        on_version_apply=lambda step, **_: applied.append(step),
     )
     with context.begin_transaction():
         context.run_migrations()
+        # With foreign keys off, SQLite lets a table rebuild leave rows pointing nowhere.
+        if on_sqlite and applied:
+            check_foreign_keys(connection)
 
 
 async def run_async_migrations() -> None:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from alembic.util import CommandError
 from sqlalchemy.exc import SQLAlchemyError
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import NetworkError, TelegramError
 
 from bot.app import build_application
 from bot.log_setup import configure_logging
@@ -26,6 +26,19 @@ DEFAULT_WEBHOOK_PATH = "telegram"
 DEFAULT_WEBHOOK_PORT = 8443
 # Mixed into the bot token to derive a stable webhook secret when WEBHOOK_SECRET is unset.
 WEBHOOK_SECRET_CONTEXT = b"memory-bot webhook secret token v1"
+# How PTB's retry loop names its start-up calls to Telegram (getMe, deleteWebhook, setWebhook)
+# when it logs their failure, on the logger "telegram.ext", just before raising it to us.
+PTB_BOOTSTRAP_PREFIX = "Network Retry Loop (Bootstrap"
+
+
+class BootstrapTracebackFilter(logging.Filter):
+    """Drop PTB's traceback of a failed start-up call: main() reports the error in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but a start-up call's error report."""
+        return not (
+            record.levelno >= logging.ERROR and record.getMessage().startswith(PTB_BOOTSTRAP_PREFIX)
+        )
 
 
 def webhook_secret(settings: Settings) -> str:
@@ -96,8 +109,13 @@ def main() -> int:
     except (CommandError, SQLAlchemyError, OSError) as error:
         logger.error("cannot migrate the database: %s", error)
         return 1
+    # Only start-up calls: errors while running (the polling loop's) stay logged in full.
+    logging.getLogger("telegram.ext").addFilter(BootstrapTracebackFilter())
     try:
         serve(settings)
+    except NetworkError as error:  # TimedOut included
+        logger.error("could not reach Telegram: %s", error)
+        return 1
     except TelegramError as error:
         logger.error("Telegram refused to start the bot: %s", error)
         return 1

@@ -16,6 +16,11 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Telegram's rule for a webhook secret token.
 WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
+# What to do when a required setting is missing or empty, by field name.
+ADVICE = {
+    "telegram_bot_token": "create a bot with @BotFather and paste its token",
+    "anthropic_api_key": "create a key at console.anthropic.com and paste it",
+}
 
 
 class Settings(BaseSettings):
@@ -25,8 +30,8 @@ class Settings(BaseSettings):
         env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
     )
 
-    telegram_bot_token: SecretStr = Field(min_length=1)
-    anthropic_api_key: SecretStr = Field(min_length=1)
+    telegram_bot_token: SecretStr
+    anthropic_api_key: SecretStr
     allowed_user_ids: Annotated[frozenset[int], NoDecode] = frozenset()
     database_url: str = DEFAULT_DATABASE_URL
     anthropic_model: str = DEFAULT_MODEL
@@ -46,6 +51,15 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
+
+    @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        """Refuse an empty or blank value, as TELEGRAM_BOT_TOKEN= in .env gives."""
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if isinstance(text, str) and not text.strip():
+            raise ValueError("is empty")
+        return value
 
     @field_validator("allowed_user_ids", mode="before")
     @classmethod
@@ -132,13 +146,14 @@ def describe_settings_error(error: ValidationError) -> str:
     """Return one line naming each bad setting by its environment variable."""
     problems = []
     for detail in error.errors():
-        name = str(detail["loc"][0]).upper() if detail["loc"] else "settings"
+        field = str(detail["loc"][0]) if detail["loc"] else ""
         problem = (
             "is not set"
             if detail["type"] == "missing"
             else detail["msg"].removeprefix("Value error, ")
         )
-        problems.append(f"{name} {problem}")
+        advice = f": {ADVICE[field]}" if field in ADVICE else ""
+        problems.append(f"{field.upper() or 'settings'} {problem}{advice}")
     return "Invalid settings: " + "; ".join(problems)
 
 

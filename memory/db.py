@@ -86,6 +86,16 @@ def _postgres_target(parsed: URL) -> DatabaseTarget:
     return DatabaseTarget(parsed.set(query=kept), connect_args, tuple(ignored))
 
 
+def _sqlite_in_memory(parsed: URL) -> bool:
+    """Tell whether a SQLite URL names an in-memory database (or a nameless temporary one)."""
+    database = parsed.database or ""
+    mode = parsed.query.get("mode")
+    if mode is not None and _last(mode) == "memory":
+        return True
+    # A URI (uri=true) names the database after "file:", as in file::memory:?cache=shared.
+    return database.removeprefix("file:") in ("", ":memory:")
+
+
 def parse_database_url(url: str | URL) -> DatabaseTarget:
     """Map the URL forms hosts hand out onto our async drivers, or raise DatabaseUrlError."""
     text = url.render_as_string(hide_password=False) if isinstance(url, URL) else url.strip()
@@ -99,6 +109,13 @@ def parse_database_url(url: str | URL) -> DatabaseTarget:
     if parsed.drivername in POSTGRES_DRIVERS:
         return _postgres_target(parsed)
     if parsed.drivername in SQLITE_DRIVERS:
+        if _sqlite_in_memory(parsed):
+            # Migrations and the bot use different connections, and each would get its own
+            # empty database.
+            raise DatabaseUrlError(
+                "DATABASE_URL is an in-memory SQLite database, which each connection sees "
+                "empty (use a file, like sqlite+aiosqlite:///./data/bot.db)"
+            )
         return DatabaseTarget(parsed.set(drivername="sqlite+aiosqlite"))
     raise DatabaseUrlError(
         f"DATABASE_URL must be a SQLite or Postgres URL, not {parsed.drivername!r}"

@@ -28,6 +28,16 @@ def bot_environment(tg, model, database_url: str, **extra: str) -> dict[str, str
     return env
 
 
+async def run_to_exit(env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
+    """Run `python -m bot` until it exits by itself; return its exit code, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=cwd, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    return process.returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
+
+
 class BotProcess:
     """A `python -m bot` child process whose output is kept for assertions."""
 

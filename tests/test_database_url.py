@@ -129,6 +129,33 @@ def test_settings_default_to_the_sqlite_file_and_reject_a_bad_url_in_one_line(mo
     assert "secretpw" not in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        "sqlite://",
+        "sqlite:///:memory:",
+        "sqlite+aiosqlite://",
+        "sqlite+aiosqlite:///:memory:",
+        "sqlite:///file::memory:",
+        "sqlite+aiosqlite:///file::memory:?cache=shared&uri=true",
+        "sqlite:///file:bot?mode=memory&cache=shared&uri=true",
+    ],
+)
+def test_an_in_memory_sqlite_database_is_refused_in_one_line(monkeypatch, given):
+    monkeypatch.setenv("DATABASE_URL", given)
+    with pytest.raises(SettingsError) as caught:
+        load_settings(_env_file=None, telegram_bot_token="t", anthropic_api_key="k")
+    assert str(caught.value) == (
+        "Invalid settings: DATABASE_URL is an in-memory SQLite database, which each connection "
+        "sees empty (use a file, like sqlite+aiosqlite:///./data/bot.db)"
+    )
+
+
+def test_a_sqlite_file_uri_is_still_a_file():
+    target = parse_database_url("sqlite:///file:data/bot.db?mode=rwc&uri=true")
+    assert target.url.database == "file:data/bot.db"
+
+
 # --- sslmode for real: asyncpg through a TLS-terminating proxy in front of Postgres ---------
 
 SSL_REQUEST = 80877103

@@ -18,13 +18,30 @@ def clean_environment(monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
 
 
-def test_missing_token_and_key_are_named(monkeypatch):
+TOKEN_ADVICE = "create a bot with @BotFather and paste its token"
+KEY_ADVICE = "create a key at console.anthropic.com and paste it"
+
+
+def test_missing_token_and_key_are_named_with_what_to_do(monkeypatch):
     with pytest.raises(SettingsError) as raised:
         load_settings()
-    message = str(raised.value)
-    assert "TELEGRAM_BOT_TOKEN is not set" in message
-    assert "ANTHROPIC_API_KEY is not set" in message
-    assert "\n" not in message
+    assert str(raised.value) == (
+        f"Invalid settings: TELEGRAM_BOT_TOKEN is not set: {TOKEN_ADVICE}; "
+        f"ANTHROPIC_API_KEY is not set: {KEY_ADVICE}"
+    )
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_token_or_key_says_what_to_do(monkeypatch, tmp_path, empty):
+    (tmp_path / ".env").write_text(f"TELEGRAM_BOT_TOKEN={empty}\nANTHROPIC_API_KEY=sk-ant-x\n")
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    assert str(raised.value) == f"Invalid settings: TELEGRAM_BOT_TOKEN is empty: {TOKEN_ADVICE}"
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", empty)
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    assert str(raised.value) == f"Invalid settings: ANTHROPIC_API_KEY is empty: {KEY_ADVICE}"
 
 
 def test_malformed_values_are_named(monkeypatch):

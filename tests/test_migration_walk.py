@@ -1,0 +1,255 @@
+"""Walking the migrations base -> head -> base -> head keeps every row a downgrade does not drop.
+
+When you add a migration, add an entry to SEEDS under its revision id: rows for every table
+it creates, and rows that fill every column it adds (an empty dict if it adds neither). The
+walk does the rest: it seeds each revision's rows on the way up, and after every step
+compares each table's rows on the columns present before and after the step. Nothing may be
+lost on the way up; on the way down only the reverted revision's columns and tables go, and
+each revision's schema comes back as it was.
+"""
+
+import os
+import sqlite3
+import sys
+from contextlib import closing
+from datetime import UTC, datetime
+
+import pytest
+from alembic.script import ScriptDirectory
+from sqlalchemy import MetaData, Table, inspect, select
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from alembic import command
+from bot.migrations import MigrationError, alembic_config, downgrade_engine, upgrade_engine
+from memory.db import create_engine
+from tests.test_engines import HEAD, ROOT, _revisions, _run, _schema
+
+AT = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+LATER = datetime(2026, 11, 21, 18, 5, tzinfo=UTC)
+TEXT = [{"type": "text", "text": "Alec is my boss by the way"}]
+
+# Revision -> table -> rows inserted right after upgrading to that revision, with its columns.
+SEEDS: dict[str, dict[str, list[dict]]] = {
+    "0001": {
+        "agent_memories": [
+            {"id": "alec0001", "owner_id": 111, "category": "person", "subject": "Alec",
+             "created_at": AT, "deleted_at": None},
+            {"id": "gone0001", "owner_id": 111, "category": "preference", "subject": None,
+             "created_at": AT, "deleted_at": LATER},
+        ],
+        "agent_memory_versions": [
+            {"id": 1, "memory_id": "alec0001", "version_number": 1,
+             "content": "Alec is the user's boss", "source_conversation_id": 1, "created_at": AT},
+            {"id": 2, "memory_id": "gone0001", "version_number": 1,
+             "content": "The user likes green tea", "source_conversation_id": None,
+             "created_at": AT},
+        ],
+        "conversations": [
+            {"id": 1, "chat_id": 111, "owner_id": 111, "memory_block": "## People\n- Alec",
+             "summary": "They talked about Alec.", "started_at": AT, "last_activity_at": LATER,
+             "ended_at": LATER},
+        ],
+        "conversation_turns": [
+            {"id": 1, "conversation_id": 1, "role": "user", "content": TEXT, "created_at": AT},
+            {"id": 2, "conversation_id": 1, "role": "assistant",
+             "content": [{"type": "text", "text": "Noted."}], "created_at": AT},
+        ],
+    },
+    "0002": {
+        "agent_memories": [
+            {"id": "sara0002", "owner_id": -500, "category": "person", "subject": "Sarah",
+             "created_at": LATER, "deleted_at": None},
+        ],
+        "agent_memory_versions": [
+            {"id": 3, "memory_id": "sara0002", "version_number": 1,
+             "content": "Sarah is on the Platform team", "source_conversation_id": None,
+             "created_at": LATER},
+            {"id": 4, "memory_id": "alec0001", "version_number": 2,
+             "content": "Alec is the user's manager", "source_conversation_id": 1,
+             "created_at": LATER},
+        ],
+        "agent_memory_changes": [
+            {"id": 1, "owner_id": 111, "memory_id": "alec0001", "kind": "updated",
+             "version_number": 2, "created_at": LATER, "undone_at": None},
+            {"id": 2, "owner_id": -500, "memory_id": "sara0002", "kind": "added",
+             "version_number": 1, "created_at": LATER, "undone_at": LATER},
+        ],
+        "owner_settings": [
+            {"owner_id": 111, "memory_enabled": False, "updated_at": LATER},
+        ],
+    },
+    "0003": {
+        "conversations": [
+            {"id": 2, "chat_id": -500, "owner_id": -500, "memory_block": "",
+             "summary": "Earlier: Sarah moved teams.", "started_at": LATER,
+             "last_activity_at": LATER, "ended_at": None, "summary_through_turn_id": 3},
+        ],
+        "conversation_turns": [
+            {"id": 3, "conversation_id": 2, "role": "user", "content": TEXT,
+             "created_at": LATER, "tokens": 12, "update_id": 9001},
+            {"id": 4, "conversation_id": 1, "role": "user", "content": TEXT,
+             "created_at": LATER, "tokens": 7, "update_id": None},
+        ],
+    },
+    "0004": {
+        "agent_memory_blocks": [
+            {"owner_id": 111, "block": "## People\n- [alec0001] Alec: Alec is the user's manager",
+             "rendered_at": LATER},
+        ],
+    },
+}  # fmt: skip
+
+REVISIONS = [
+    script.revision
+    for script in reversed(list(ScriptDirectory.from_config(alembic_config()).walk_revisions()))
+]
+
+
+def _contents(connection: Connection) -> dict[str, tuple[tuple[str, ...], list[tuple]]]:
+    """Return each table's column names and its rows in primary key order."""
+    contents = {}
+    for name in inspect(connection).get_table_names():
+        if name == "alembic_version":
+            continue
+        table = Table(name, MetaData(), autoload_with=connection)
+        rows = connection.execute(select(table).order_by(*table.primary_key.columns))
+        contents[name] = (tuple(rows.keys()), [tuple(row) for row in rows])
+    return contents
+
+
+def _seed(connection: Connection, tables: dict[str, list[dict]]) -> None:
+    """Insert rows into tables as they are at the current revision."""
+    for name, rows in tables.items():
+        connection.execute(Table(name, MetaData(), autoload_with=connection).insert(), rows)
+
+
+async def _read(engine: AsyncEngine) -> tuple[dict, dict]:
+    """Return the database's contents and its schema, leaving out Alembic's own table."""
+    async with engine.connect() as connection:
+        contents, schema = await connection.run_sync(_contents), await connection.run_sync(_schema)
+    schema.pop("alembic_version", None)
+    return contents, schema
+
+
+def _assert_kept(before: dict, after: dict, step: str, *, upgrade: bool) -> None:
+    """Check that every table left after a step has the same rows on the columns it kept."""
+    for name, (columns, rows) in before.items():
+        if name not in after:
+            assert not upgrade, f"{step} dropped table {name}"
+            continue
+        after_columns, after_rows = after[name]
+        kept = [columns.index(c) for c in columns if c in after_columns]
+        if upgrade:
+            assert len(kept) == len(columns), f"{step} dropped columns of {name}"
+        moved = [after_columns.index(columns[i]) for i in kept]
+        assert [tuple(row[i] for i in moved) for row in after_rows] == [
+            tuple(row[i] for i in kept) for row in rows
+        ], f"{step} changed the rows of {name}"
+
+
+async def _walk_up(engine: AsyncEngine, url: str, schemas: dict[str, dict]) -> None:
+    """Upgrade one revision at a time from base, seeding each, checking nothing is lost."""
+    schemas.setdefault("base", (await _read(engine))[1])
+    for revision in REVISIONS:
+        before, _ = await _read(engine)
+        await upgrade_engine(engine, revision)
+        after, schema = await _read(engine)
+        assert await _revisions(url) == [revision]
+        _assert_kept(before, after, f"upgrade to {revision}", upgrade=True)
+        assert schema == schemas.setdefault(revision, schema)
+        async with engine.begin() as connection:
+            await connection.run_sync(_seed, SEEDS[revision])
+        seeded, _ = await _read(engine)
+        empty = sorted(name for name, (_, rows) in seeded.items() if not rows)
+        assert not empty, f"add rows for {empty} to SEEDS[{revision!r}]"
+
+
+async def _walk_down(engine: AsyncEngine, url: str, schemas: dict[str, dict]) -> None:
+    """Downgrade one revision at a time to base, checking only the reverted parts go."""
+    for revision, target in zip(
+        reversed(REVISIONS), [*reversed(REVISIONS[:-1]), "base"], strict=True
+    ):
+        before, _ = await _read(engine)
+        await downgrade_engine(engine, target)
+        after, schema = await _read(engine)
+        assert await _revisions(url) == ([] if target == "base" else [target])
+        _assert_kept(before, after, f"downgrade of {revision}", upgrade=False)
+        assert schema == schemas[target], f"downgrade of {revision} left another schema"
+
+
+async def _foreign_keys_enforced(engine: AsyncEngine) -> bool:
+    """Tell whether the engine's connections enforce foreign keys (always so on Postgres)."""
+    if engine.dialect.name != "sqlite":
+        return True
+    async with engine.connect() as connection:
+        return (await connection.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_every_revision_has_seed_rows():
+    assert list(SEEDS) == REVISIONS
+
+
+async def test_base_to_head_to_base_to_head_keeps_every_row_not_dropped(empty_database_url):
+    engine = create_engine(empty_database_url)
+    schemas: dict[str, dict] = {}
+    try:
+        await _walk_up(engine, empty_database_url, schemas)
+        await _walk_down(engine, empty_database_url, schemas)
+        await _walk_up(engine, empty_database_url, schemas)
+        # The migrations ran on the pool's one SQLite connection; it must enforce them again.
+        assert await _foreign_keys_enforced(engine)
+    finally:
+        await engine.dispose()
+
+
+async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_database_url):
+    engine = create_engine(empty_database_url)
+    try:
+        await _walk_up(engine, empty_database_url, {})
+        before, _ = await _read(engine)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": empty_database_url}
+        code, output = await _run(sys.executable, "-m", "alembic", "downgrade", "0002", env=env)
+        assert code == 0, output
+        after, _ = await _read(engine)
+        assert set(after) == set(before) - {"agent_memory_blocks"}
+        _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("empty_database_url", ["sqlite"], indirect=True)
+async def test_alembic_refuses_a_sqlite_connection_that_enforces_foreign_keys(empty_database_url):
+    engine = create_engine(empty_database_url)
+    try:
+        await _walk_up(engine, empty_database_url, {})
+        before = await _read(engine)
+        async with engine.connect() as connection:
+            with pytest.raises(MigrationError, match="foreign keys are on"):
+                await connection.run_sync(
+                    lambda sync: command.downgrade(alembic_config(connection=sync), "0002")
+                )
+        assert await _read(engine) == before
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("empty_database_url", ["sqlite"], indirect=True)
+async def test_a_row_left_pointing_nowhere_stops_the_migration_and_changes_nothing(
+    empty_database_url,
+):
+    engine = create_engine(empty_database_url)
+    try:
+        await _walk_up(engine, empty_database_url, {})
+        # The sqlite3 shell enforces no foreign keys, so a hand edit can strand a turn.
+        with closing(sqlite3.connect(make_url(empty_database_url).database)) as db:
+            db.execute("DELETE FROM conversations WHERE id = 2")
+            db.commit()
+        before = await _read(engine)
+        with pytest.raises(MigrationError, match=r"conversation_turns row 3 -> conversations"):
+            await downgrade_engine(engine, "0003")
+        assert await _read(engine) == before
+        assert await _revisions(empty_database_url) == [HEAD]
+        assert await _foreign_keys_enforced(engine)
+    finally:
+        await engine.dispose()
