@@ -132,6 +132,10 @@ def file_base_url(api_base_url: str) -> str:
 
 def add_handlers(application: Application) -> None:
     """Register the guard, the commands and the chat handler."""
+    # Before the guard: whoever upgraded the group, its memories must follow it.
+    application.add_handler(
+        MessageHandler(filters.StatusUpdate.MIGRATE, handlers.group_migrated), group=-2
+    )
     application.add_handler(TypeHandler(Update, guard), group=-1)
     application.add_handler(CommandHandler("start", handlers.start, NEW_MESSAGES))
     application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))

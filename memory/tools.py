@@ -2,11 +2,13 @@
 
 import copy
 import functools
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -14,6 +16,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from sqlalchemy.exc import SQLAlchemyError
 
 from memory.budget import DEFAULT_TOKEN_BUDGET, MemoryFull, new_memory_tokens, usage_of
 from memory.categories import Category
@@ -29,10 +32,14 @@ from memory.items import (
 )
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
+from memory.text import storable
+
+logger = logging.getLogger(__name__)
 
 MemoryContent = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=5, max_length=500),
+    AfterValidator(storable),
     Field(
         description=(
             "The fact as one self-contained sentence in the third person, "
@@ -66,8 +73,8 @@ class AddToMemoryArgs(BaseModel):
     @field_validator("subject")
     @classmethod
     def _blank_subject_is_none(cls, subject: str | None) -> str | None:
-        """Fold the subject's spacing; treat a blank subject as no subject."""
-        return normalize_subject(subject)
+        """Refuse control characters, fold the spacing; a blank subject is no subject."""
+        return normalize_subject(storable(subject) if subject else subject)
 
 
 MemoryId = Annotated[
@@ -300,4 +307,13 @@ async def run_tool(
             "Nothing was saved; fix the arguments and call the tool again.",
             is_error=True,
         )
-    return await tool.run(ctx, args)
+    try:
+        return await tool.run(ctx, args)
+    except SQLAlchemyError:
+        # The write and its undo entry roll back together, so nothing half-done remains.
+        logger.exception("memory tool %s failed in the database", name)
+        return ToolOutcome(
+            f"{name} failed: the memory database had an error, so nothing was changed. "
+            "Tell the user memory is unavailable right now; do not retry in this turn.",
+            is_error=True,
+        )

@@ -83,11 +83,12 @@ async def _revert(
         return item_of(memory, current)
     if memory.deleted_at is not None:
         raise CannotUndo(UndoRefusal.DELETED)
+    if current.version_number != change.version_number:
+        # Undoing it now would also throw away the newer version.
+        raise CannotUndo(UndoRefusal.CHANGED)
     if kind is ChangeKind.ADDED:
         memory.deleted_at = now
         return item_of(memory, current)
-    if current.version_number != change.version_number:
-        raise CannotUndo(UndoRefusal.CHANGED)
     restored = MemoryVersion(
         memory_id=memory.id,
         version_number=current.version_number + 1,

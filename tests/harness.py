@@ -1,6 +1,7 @@
 """Run the real bot Application against the fake servers, and talk to it like a user."""
 
 import asyncio
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -112,6 +113,25 @@ class BotHarness:
     def system_block(self, request_index: int = -1) -> str:
         """Return the memory block the model was sent in a request."""
         return self.model.requests[request_index]["system"][1]["text"]
+
+
+_DECODER = json.JSONDecoder()
+
+
+def block_entries(block: str) -> list[tuple[str, str, str]]:
+    """Return (id, subject or "", content) for every memory line of a memory block."""
+    entries = []
+    for line in block.splitlines():
+        if not line.startswith("- [id:"):
+            continue
+        memory_id, rest = line[6:14], line[16:]
+        first, end = _DECODER.raw_decode(rest)
+        if rest[end:].startswith(": "):
+            second, _ = _DECODER.raw_decode(rest, end + 2)
+            entries.append((memory_id, first, second))
+        else:
+            entries.append((memory_id, "", first))
+    return entries
 
 
 def texts_of(messages: Iterable[dict[str, Any]]) -> list[str]:

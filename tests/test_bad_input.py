@@ -152,3 +152,12 @@ async def test_a_stranger_pressing_a_button_gets_an_alert_only(harness):
     [answer] = harness.tg.callback_answers
     assert answer["callback_query_id"] == "cb1" and "private" in answer["text"]
     assert harness.tg.sent == [] and harness.model.requests == []
+
+
+async def test_control_characters_in_a_message_are_cleaned_before_it_is_stored(harness):
+    harness.model.default = text("Clean.")
+    sender = "Bo\x00b"
+    [answer] = await harness.say(OWNER, "a\x00b\x1bc\r\nd", first_name=sender)
+    assert answer == "Clean."
+    said = harness.model.last_user_text()
+    assert said.endswith("\nabc\nd") and "\x00" not in said and "\x1b" not in said

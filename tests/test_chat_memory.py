@@ -1,6 +1,5 @@
 """The user scenarios of a chat with memory, end to end through both fake servers."""
 
-import re
 from itertools import pairwise
 
 from sqlalchemy import select
@@ -8,14 +7,7 @@ from sqlalchemy import select
 from bot.conversations.models import Conversation, Turn
 from memory.categories import Category
 from tests.fakes.anthropic_server import error, text, tool_use
-from tests.harness import FRIEND, OWNER, STRANGER
-
-BLOCK_LINE = re.compile(r"^- \[id:([A-Za-z0-9]{8})\] (?:\[(.+?)\] )?(.*)$", re.MULTILINE)
-
-
-def block_entries(block: str) -> list[tuple[str, str, str]]:
-    """Return (id, subject, content) for every line of a memory block."""
-    return BLOCK_LINE.findall(block)
+from tests.harness import FRIEND, OWNER, STRANGER, block_entries
 
 
 def tool_results(request: dict) -> list[dict]:

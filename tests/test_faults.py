@@ -4,13 +4,14 @@ import io
 import logging
 from datetime import UTC, datetime, timedelta
 
-from bot.agent.request import user_turn_content
+from bot.agent.incoming import IncomingMessage, user_turn_content
+from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
 from bot.log_setup import configure_logging
 from bot.migrations import upgrade_database_async
 from memory.db import create_engine, create_sessionmaker
 from tests.fakes.anthropic_server import error, text, tool_use
-from tests.harness import OWNER, BotHarness
+from tests.harness import FRIEND, OWNER, BotHarness
 
 OVERLOADED = error(529, "overloaded_error", "Overloaded")
 
@@ -93,19 +94,22 @@ async def test_secrets_never_reach_the_logs(harness):
         assert secret not in log
 
 
-async def start_with_a_message_left_unanswered(start_bot, fakes, database_url) -> BotHarness:
+async def start_with_a_message_left_unanswered(
+    start_bot, fakes, database_url, **settings
+) -> BotHarness:
     """Store a user's message as a crash would leave it, then start the bot."""
     _, model = fakes
     await upgrade_database_async(database_url)
     engine = create_engine(database_url)
     try:
         conversations = ConversationStore(create_sessionmaker(engine), timedelta(hours=1))
-        content = user_turn_content("are you there?", datetime.now(UTC), None)
-        await conversations.store_user_message(OWNER, OWNER, content)
+        content = user_turn_content(IncomingMessage("are you there?"), datetime.now(UTC))
+        ref = MessageRef("111:1:1763900000", 1, sender_id=OWNER)
+        await conversations.store_user_message(ChatThread(OWNER), OWNER, content, ref)
     finally:
         await engine.dispose()
     model.default = text("Yes, back now.")
-    return await start_bot()
+    return await start_bot(**settings)
 
 
 async def test_a_message_left_unanswered_is_answered_at_start(start_bot, fakes, database_url):
@@ -113,6 +117,17 @@ async def test_a_message_left_unanswered_is_answered_at_start(start_bot, fakes, 
     await bot.app.bot_data["recovery"]
     assert bot.tg.messages_to(OWNER) == ["Yes, back now."]
     assert "are you there?" in str(bot.model.requests[-1]["messages"])
+
+
+async def test_after_a_restart_a_user_no_longer_allowed_is_not_answered(
+    start_bot, fakes, database_url
+):
+    bot = await start_with_a_message_left_unanswered(
+        start_bot, fakes, database_url, allowed_user_ids=frozenset({FRIEND})
+    )
+    await bot.app.bot_data["recovery"]
+    assert bot.tg.messages_to(OWNER) == []
+    assert bot.model.requests == []
 
 
 async def test_a_failure_while_answering_at_start_is_logged(start_bot, fakes, database_url, caplog):

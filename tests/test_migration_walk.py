@@ -98,6 +98,18 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "rendered_at": LATER},
         ],
     },
+    "0005": {
+        "conversations": [
+            {"id": 3, "chat_id": -1001, "thread_id": 7, "owner_id": -1001, "memory_block": "",
+             "summary": None, "started_at": LATER, "last_activity_at": LATER, "ended_at": None,
+             "summary_through_turn_id": None},
+        ],
+        "conversation_turns": [
+            {"id": 5, "conversation_id": 3, "role": "user", "content": TEXT,
+             "created_at": LATER, "tokens": 9, "update_id": 9002,
+             "message_key": "-1001:55:1763900000", "sender_id": 111},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -5,9 +5,9 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.agent.compaction import Compactor
+from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.loop import Agent, Answer
-from bot.agent.request import user_turn_content
-from bot.conversations.snapshot import Snapshot
+from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow
 
@@ -30,20 +30,15 @@ class ChatService:
         self._clock = clock
 
     async def answer_message(
-        self,
-        chat_id: int,
-        owner_id: int,
-        text: str,
-        sender_name: str | None = None,
-        update_id: int | None = None,
+        self, place: ChatThread, owner_id: int, message: IncomingMessage
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
-        Raises DuplicateUpdate when this update was stored before (a redelivery).
+        Raises DuplicateUpdate when this message was stored before (a redelivery).
         """
         now = self._clock().astimezone(self._zone)
         snapshot = await self._conversations.store_user_message(
-            chat_id, owner_id, user_turn_content(text, now, sender_name), update_id
+            place, owner_id, user_turn_content(message, now), message.ref
         )
         return await self.answer(snapshot)
 

@@ -42,7 +42,7 @@ category="person", subject="Alec"), then confirm.
 do not ask again about the same fact in this conversation.
 4. A fact you already have has changed or was wrong: call update_memory on that memory's id \
 without asking, and mention the change in one short sentence.
-   Example: the memory block has "[id:k9x2m4p1] [Sarah] Sarah is on the Platform team" and \
+   Example: the memory block has '[id:k9x2m4p1] "Sarah": "Sarah is on the Platform team"' and \
 the user says "Sarah moved to the Design team" -> update_memory(memory_id="k9x2m4p1", \
 content="Sarah is on the Design team").
 

@@ -1,7 +1,6 @@
 """Assemble the Messages API request in cache order: tools, system, messages."""
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
@@ -9,18 +8,6 @@ from bot.conversations.content import block_text
 
 CACHE_CONTROL = {"type": "ephemeral"}
 SUMMARY_HEADER = "## Earlier in this conversation\n\n"
-
-
-def time_context(now: datetime, sender_name: str | None = None) -> str:
-    """Return the bracketed line that gives the model the time (and speaker) of a message."""
-    stamp = now.strftime("%A, %d %B %Y, %H:%M %Z").strip().rstrip(",")
-    speaker = f"; from {sender_name}" if sender_name else ""
-    return f"[{stamp}{speaker}]"
-
-
-def user_turn_content(text: str, now: datetime, sender_name: str | None = None) -> list[dict]:
-    """Return the content blocks of a user's message, led by its time context."""
-    return [{"type": "text", "text": f"{time_context(now, sender_name)}\n{text}"}]
 
 
 def _tool_use_ids(content: list[dict]) -> list[str]:

@@ -17,6 +17,8 @@ class Conversation(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     chat_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
     owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # The forum topic of a supergroup with topics: each topic has its own conversations.
+    thread_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     memory_block: Mapped[str] = mapped_column(Text, nullable=False)
     summary: Mapped[str | None] = mapped_column(Text, nullable=True)
     # Turns up to this id are folded into the summary and no longer sent.
@@ -44,8 +46,13 @@ class Turn(Base):
     content: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
     # Counted once when stored, so budget checks never re-tokenize the history.
     tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
-    # The Telegram update a user's message came in; unique, so a redelivery is not answered twice.
-    update_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, unique=True)
+    # The Telegram update a user's message came in, for the record: update ids can repeat.
+    update_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # "chat:message id:date" of a user's message, which never repeats, so a redelivered
+    # update is recognised and not answered twice.
+    message_key: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    # Who sent a user's message, so answering it after a restart re-checks the allowlist.
+    sender_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
     __table_args__ = (Index("ix_conversation_turns_conversation", "conversation_id", "id"),)

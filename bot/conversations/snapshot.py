@@ -5,7 +5,25 @@ from typing import Any
 
 
 class DuplicateUpdate(Exception):
-    """This Telegram update was stored before: it is being or has been answered."""
+    """This Telegram message was stored before: it is being or has been answered."""
+
+
+@dataclass(frozen=True)
+class ChatThread:
+    """Where a conversation happens: a chat, and its forum topic if it has topics."""
+
+    chat_id: int
+    thread_id: int | None = None
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """Where a user's message came from, stored with it."""
+
+    # "chat:message id:date", which never repeats, so a redelivery is recognised.
+    message_key: str | None = None
+    update_id: int | None = None
+    sender_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -14,9 +32,23 @@ class ConversationState:
 
     id: int
     chat_id: int
+    thread_id: int | None
     owner_id: int
     memory_block: str
     summary: str | None
+
+    @property
+    def place(self) -> ChatThread:
+        """Return the chat and topic the conversation happens in."""
+        return ChatThread(self.chat_id, self.thread_id)
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A conversation whose newest turn is a user's message, and who sent it."""
+
+    conversation: ConversationState
+    sender_id: int | None
 
 
 @dataclass(frozen=True)

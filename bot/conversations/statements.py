@@ -11,6 +11,7 @@ from memory.switch import memory_enabled_expression
 STATE_COLUMNS = (
     Conversation.id,
     Conversation.chat_id,
+    Conversation.thread_id,
     Conversation.owner_id,
     Conversation.memory_block,
     Conversation.summary,
@@ -20,11 +21,12 @@ TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens)
 
 @functools.cache
 def continue_statement() -> Update:
-    """Mark the chat's open, not yet idle conversation active; return it and the memory switch."""
+    """Mark the topic's open, not yet idle conversation active; return it and the switch."""
     return (
         update(Conversation)
         .where(
             Conversation.chat_id == bindparam("chat"),
+            Conversation.thread_id.is_not_distinct_from(bindparam("thread")),
             Conversation.ended_at.is_(None),
             Conversation.last_activity_at >= bindparam("idle_since"),
         )
@@ -36,10 +38,14 @@ def continue_statement() -> Update:
 
 @functools.cache
 def end_open_statement() -> Update:
-    """End the chat's open conversations."""
+    """End the topic's open conversations."""
     return (
         update(Conversation)
-        .where(Conversation.chat_id == bindparam("chat"), Conversation.ended_at.is_(None))
+        .where(
+            Conversation.chat_id == bindparam("chat"),
+            Conversation.thread_id.is_not_distinct_from(bindparam("thread")),
+            Conversation.ended_at.is_(None),
+        )
         .values(ended_at=bindparam("now"))
     )
 

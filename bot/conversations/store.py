@@ -11,11 +11,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from bot.conversations import statements
 from bot.conversations.content import content_tokens
 from bot.conversations.models import Conversation, Turn
-from bot.conversations.snapshot import ConversationState, DuplicateUpdate, Snapshot, StoredTurn
+from bot.conversations.snapshot import (
+    ChatThread,
+    ConversationState,
+    DuplicateUpdate,
+    MessageRef,
+    Snapshot,
+    StoredTurn,
+    Unanswered,
+)
 from memory.models import utcnow
+from memory.owners import move_owner
 from memory.stored_block import owner_block
 from memory.switch import load_memory_enabled, memory_enabled_expression
 
+NO_REF = MessageRef()
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
 RECOVERY_WINDOW = timedelta(minutes=15)
 
@@ -39,7 +49,7 @@ async def _insert_turn(
     role: str,
     content: list[dict[str, Any]],
     tokens: int,
-    update_id: int | None,
+    ref: MessageRef,
     now: datetime,
 ) -> StoredTurn:
     """Insert one turn with its token count and return it."""
@@ -48,7 +58,9 @@ async def _insert_turn(
         "role": role,
         "content": content,
         "tokens": tokens,
-        "update_id": update_id,
+        "update_id": ref.update_id,
+        "message_key": ref.message_key,
+        "sender_id": ref.sender_id,
         "created_at": now,
     }
     turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
@@ -70,41 +82,42 @@ class ConversationStore:
 
     async def store_user_message(
         self,
-        chat_id: int,
+        place: ChatThread,
         owner_id: int,
         content: list[dict[str, Any]],
-        update_id: int | None = None,
+        ref: MessageRef = NO_REF,
     ) -> Snapshot:
-        """Store a message in the chat's open conversation, or a new one if none or idle too long.
+        """Store a message in the topic's open conversation, or a new one if none or idle.
 
         One transaction: the message is stored with its conversation or not at all.
-        Raises DuplicateUpdate when this update was stored before (a redelivery).
+        Raises DuplicateUpdate when this message was stored before (a redelivery).
         """
         now = self._clock()
         tokens = content_tokens(content)  # before the transaction: SQLite's lock is short
         try:
             async with self._sessionmaker.begin() as session:
                 connection = await session.connection()
-                snapshot = await self._continue(connection, chat_id, owner_id, now)
+                snapshot = await self._continue(connection, place, owner_id, now)
                 if snapshot is None:
-                    snapshot = await self._start(session, chat_id, owner_id, now)
+                    snapshot = await self._start(session, place, owner_id, now)
                 turn = await _insert_turn(
-                    connection, snapshot.conversation.id, "user", content, tokens, update_id, now
+                    connection, snapshot.conversation.id, "user", content, tokens, ref, now
                 )
                 snapshot.turns.append(turn)
         except IntegrityError:
-            if update_id is not None and await self._update_seen(update_id):
-                raise DuplicateUpdate(update_id) from None
+            if ref.message_key is not None and await self._message_seen(ref.message_key):
+                raise DuplicateUpdate(ref.message_key) from None
             raise
         return snapshot
 
     async def _continue(
-        self, connection: AsyncConnection, chat_id: int, owner_id: int, now: datetime
+        self, connection: AsyncConnection, place: ChatThread, owner_id: int, now: datetime
     ) -> Snapshot | None:
-        """Mark the chat's open conversation active and load it, or None if none or idle."""
+        """Mark the topic's open conversation active and load it, or None if none or idle."""
         # A write first takes SQLite's write lock at once, so no read has to upgrade.
         parameters = {
-            "chat": chat_id,
+            "chat": place.chat_id,
+            "thread": place.thread_id,
             "owner": owner_id,
             "idle_since": now - self._idle_timeout,
             "now": now,
@@ -117,22 +130,28 @@ class ConversationStore:
         return Snapshot(conversation, await _load_turns(connection, conversation.id), memory_on)
 
     async def _start(
-        self, session: AsyncSession, chat_id: int, owner_id: int, now: datetime
+        self, session: AsyncSession, place: ChatThread, owner_id: int, now: datetime
     ) -> Snapshot:
-        """End the chat's idle conversation and start one with the owner's memory block."""
+        """End the topic's idle conversation and start one with the owner's memory block."""
         connection = await session.connection()
-        await connection.execute(statements.end_open_statement(), {"chat": chat_id, "now": now})
+        await connection.execute(
+            statements.end_open_statement(),
+            {"chat": place.chat_id, "thread": place.thread_id, "now": now},
+        )
         memory_on = await load_memory_enabled(session, owner_id)
         block = await _memory_block(session, owner_id, memory_on)
         values = {
-            "chat_id": chat_id,
+            "chat_id": place.chat_id,
+            "thread_id": place.thread_id,
             "owner_id": owner_id,
             "memory_block": block,
             "started_at": now,
             "last_activity_at": now,
         }
         result = await connection.execute(statements.insert_conversation_statement(), values)
-        conversation = ConversationState(result.scalar_one(), chat_id, owner_id, block, None)
+        conversation = ConversationState(
+            result.scalar_one(), place.chat_id, place.thread_id, owner_id, block, None
+        )
         return Snapshot(conversation, [], memory_on)
 
     async def snapshot(self, conversation_id: int) -> Snapshot:
@@ -145,13 +164,12 @@ class ConversationStore:
             turns = await _load_turns(await session.connection(), conversation_id)
         return Snapshot(ConversationState(*state), turns, memory_on)
 
-    async def end(self, chat_id: int) -> bool:
-        """End the chat's open conversation; tell whether there was one."""
+    async def end(self, place: ChatThread) -> bool:
+        """End the topic's open conversation; tell whether there was one."""
+        parameters = {"chat": place.chat_id, "thread": place.thread_id, "now": self._clock()}
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
-            result = await connection.execute(
-                statements.end_open_statement(), {"chat": chat_id, "now": self._clock()}
-            )
+            result = await connection.execute(statements.end_open_statement(), parameters)
             return result.rowcount > 0
 
     async def append(
@@ -166,14 +184,14 @@ class ConversationStore:
                 role,
                 content,
                 tokens,
-                None,
+                NO_REF,
                 self._clock(),
             )
 
-    async def _update_seen(self, update_id: int) -> bool:
-        """Tell whether a turn from this Telegram update exists."""
+    async def _message_seen(self, message_key: str) -> bool:
+        """Tell whether a turn from this Telegram message exists."""
         async with self._sessionmaker() as session:
-            found = await session.scalar(select(Turn.id).where(Turn.update_id == update_id))
+            found = await session.scalar(select(Turn.id).where(Turn.message_key == message_key))
             return found is not None
 
     async def compact(
@@ -188,15 +206,15 @@ class ConversationStore:
                 update(Conversation).where(Conversation.id == conversation_id).values(**values)
             )
 
-    async def unanswered(self) -> list[ConversationState]:
-        """Return open conversations whose newest turn is a user's message still unanswered."""
+    async def unanswered(self) -> list[Unanswered]:
+        """Return open conversations whose newest turn is a user's message, with its sender."""
         newest = (
             select(Turn.conversation_id, func.max(Turn.id).label("turn_id"))
             .group_by(Turn.conversation_id)
             .subquery()
         )
         query = (
-            select(*statements.STATE_COLUMNS)
+            select(*statements.STATE_COLUMNS, Turn.sender_id)
             .join(newest, newest.c.conversation_id == Conversation.id)
             .join(Turn, Turn.id == newest.c.turn_id)
             .where(
@@ -207,7 +225,31 @@ class ConversationStore:
             .order_by(Conversation.id)
         )
         async with self._sessionmaker() as session:
-            return [ConversationState(*row) for row in await session.execute(query)]
+            rows = await session.execute(query)
+            return [Unanswered(ConversationState(*state), sender) for *state, sender in rows]
+
+    async def move_chat(self, old_chat_id: int, new_chat_id: int) -> int:
+        """Move a group's conversations and memories to its new id, once; return memories moved.
+
+        Telegram gives an upgraded group a new id and sends the news to both ids; whichever
+        arrives first moves everything, the other finds nothing left. A conversation already
+        open under the new id stays the open one.
+        """
+        now = self._clock()
+        async with self._sessionmaker.begin() as session:
+            moved = await move_owner(session, old_chat_id, new_chat_id)
+            already_open = await session.scalar(
+                select(Conversation.id).where(
+                    Conversation.chat_id == new_chat_id, Conversation.ended_at.is_(None)
+                )
+            )
+            values: dict[str, Any] = {"chat_id": new_chat_id, "owner_id": new_chat_id}
+            if already_open is not None:
+                values["ended_at"] = func.coalesce(Conversation.ended_at, now)
+            await session.execute(
+                update(Conversation).where(Conversation.chat_id == old_chat_id).values(**values)
+            )
+        return moved
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""

@@ -6,9 +6,10 @@ from collections.abc import Awaitable
 from anthropic import APIError
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest
+from telegram.error import BadRequest, ChatMigrated
 
 from bot.agent.loop import Answer
+from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.typing_indicator import typing_indicator
@@ -21,6 +22,10 @@ async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
     """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
     try:
         return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
+    except ChatMigrated as moved:
+        # The group became a supergroup; its memories follow when its update arrives.
+        logger.info("chat %s moved to %s; sending there", chat_id, moved.new_chat_id)
+        return await _send_piece(bot, moved.new_chat_id, html, **kwargs)
     except BadRequest as error:
         if "can't parse entities" not in str(error).lower():
             raise
@@ -32,14 +37,20 @@ async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
     return last
 
 
-async def send_html(bot: Bot, chat_id: int, html: str, **kwargs) -> list[Message]:
-    """Send text we wrote as HTML, split to fit."""
+async def send_html(
+    bot: Bot, chat_id: int, html: str, *, thread_id: int | None = None, **kwargs
+) -> list[Message]:
+    """Send text we wrote as HTML, split to fit, to the chat (and forum topic)."""
+    kwargs["message_thread_id"] = thread_id
     return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
 
 
-async def send_markdown(bot: Bot, chat_id: int, markdown: str, **kwargs) -> list[Message]:
+async def send_markdown(bot: Bot, place: ChatThread, markdown: str) -> list[Message]:
     """Send the model's Markdown reply rendered for Telegram, split to fit."""
-    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in render_reply(markdown)]
+    return [
+        await _send_piece(bot, place.chat_id, piece, message_thread_id=place.thread_id)
+        for piece in render_reply(markdown)
+    ]
 
 
 def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -51,20 +62,22 @@ def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
     )
 
 
-async def send_view(bot: Bot, chat_id: int, view: View) -> None:
+async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
     """Send a view as one message (views are built to fit one)."""
-    await send_html(bot, chat_id, view.text, reply_markup=markup(view.buttons))
+    await send_html(
+        bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
+    )
 
 
-async def deliver_answer(bot: Bot, chat_id: int, answer: Awaitable[Answer]) -> None:
+async def deliver_answer(bot: Bot, place: ChatThread, answer: Awaitable[Answer]) -> None:
     """Show typing while the agent works, then send its answer and notices, or say it is away."""
     try:
-        async with typing_indicator(bot, chat_id):
+        async with typing_indicator(bot, place):
             result = await answer
     except APIError as error:
-        logger.warning("model call failed for chat %s: %s", chat_id, error)
-        await send_html(bot, chat_id, texts.MODEL_UNAVAILABLE)
+        logger.warning("model call failed for chat %s: %s", place.chat_id, error)
+        await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
         return
-    await send_markdown(bot, chat_id, result.text or texts.EMPTY_REPLY)
+    await send_markdown(bot, place, result.text or texts.EMPTY_REPLY)
     for view in change_notices(result.changes):
-        await send_view(bot, chat_id, view)
+        await send_view(bot, place, view)

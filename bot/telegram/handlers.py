@@ -3,49 +3,64 @@
 import logging
 
 from telegram import Update
-from telegram.constants import ChatType
 from telegram.error import TelegramError
 
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import deliver_answer, send_html
+from bot.telegram.incoming import incoming_of, place_of
 
 logger = logging.getLogger(__name__)
 
 
+async def say(update: Update, context: BotContext, html: str) -> None:
+    """Send HTML we wrote to the update's chat, in its forum topic if it has one."""
+    place = place_of(update)
+    await send_html(context.bot, place.chat_id, html, thread_id=place.thread_id)
+
+
 async def start(update: Update, context: BotContext) -> None:
     """Greet the user and say what the bot does."""
-    await send_html(context.bot, update.effective_chat.id, texts.START)
+    await say(update, context, texts.START)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
     """Explain the commands and how memory works."""
-    await send_html(context.bot, update.effective_chat.id, texts.HELP)
+    await say(update, context, texts.HELP)
 
 
 async def new_conversation(update: Update, context: BotContext) -> None:
     """End the current conversation."""
-    await context.services.conversations.end(update.effective_chat.id)
-    await send_html(context.bot, update.effective_chat.id, texts.NEW_CONVERSATION)
+    await context.services.conversations.end(place_of(update))
+    await say(update, context, texts.NEW_CONVERSATION)
 
 
 async def chat_message(update: Update, context: BotContext) -> None:
-    """Answer a text message through the agent."""
-    chat = update.effective_chat
-    sender = update.effective_user.full_name if chat.type != ChatType.PRIVATE else None
-    answer = context.services.chat.answer_message(
-        chat.id, owner_id(update), update.effective_message.text, sender, update.update_id
-    )
+    """Answer a message through the agent."""
+    place = place_of(update)
+    message = incoming_of(update, context.bot.id)
+    answer = context.services.chat.answer_message(place, owner_id(update), message)
     try:
-        await deliver_answer(context.bot, chat.id, answer)
+        await deliver_answer(context.bot, place, answer)
     except DuplicateUpdate:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 
 
 async def unsupported_message(update: Update, context: BotContext) -> None:
     """Say politely that only text is understood."""
-    await send_html(context.bot, update.effective_chat.id, texts.NOT_TEXT)
+    await say(update, context, texts.NOT_TEXT)
+
+
+async def group_migrated(update: Update, context: BotContext) -> None:
+    """Move a group's memories and conversations to the id of the supergroup it became."""
+    message = update.effective_message
+    if message.migrate_to_chat_id:
+        old, new = message.chat_id, message.migrate_to_chat_id
+    else:
+        old, new = message.migrate_from_chat_id, message.chat_id
+    moved = await context.services.conversations.move_chat(old, new)
+    logger.info("group %s became %s: moved %d memories", old, new, moved)
 
 
 async def error_handler(update: object, context: BotContext) -> None:

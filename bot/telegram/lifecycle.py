@@ -6,7 +6,7 @@ import signal
 
 from telegram.ext import Application
 
-from bot.conversations.snapshot import ConversationState
+from bot.conversations.snapshot import ConversationState, Unanswered
 from bot.telegram.context import Services
 from bot.telegram.delivery import deliver_answer
 from bot.telegram.processing import PerChatUpdateProcessor
@@ -16,11 +16,23 @@ logger = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+def still_allowed(pending: Unanswered, allowed: frozenset[int]) -> bool:
+    """Tell whether the sender of an unanswered message may still use the bot."""
+    # Turns stored before senders were recorded: a private chat's id is its user's id.
+    sender = pending.sender_id if pending.sender_id is not None else pending.conversation.chat_id
+    return sender in allowed
+
+
 async def answer_unanswered(application: Application) -> None:
     """Answer messages that a crash or a stop left stored but unanswered."""
     services: Services = application.bot_data["services"]
     processor: PerChatUpdateProcessor = application.update_processor
-    pending = await services.conversations.unanswered()
+    allowed = services.settings.allowed_user_ids
+    everything = await services.conversations.unanswered()
+    pending = [p.conversation for p in everything if still_allowed(p, allowed)]
+    if len(pending) < len(everything):
+        logger.info("not answering %d message(s) from users no longer allowed",
+                    len(everything) - len(pending))  # fmt: skip
     if pending:
         logger.info("answering %d message(s) left unanswered by the last run", len(pending))
 
@@ -29,7 +41,7 @@ async def answer_unanswered(application: Application) -> None:
         snapshot = await services.conversations.snapshot(conversation.id)
         if snapshot.unanswered:
             answer = services.chat.answer(snapshot)
-            await deliver_answer(application.bot, conversation.chat_id, answer)
+            await deliver_answer(application.bot, conversation.place, answer)
 
     results = await asyncio.gather(
         *(processor.run_exclusive(c.chat_id, answer(c)) for c in pending),

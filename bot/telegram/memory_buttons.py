@@ -10,7 +10,9 @@ from bot.telegram import texts
 from bot.telegram.callbacks import AnswerClear, DeleteFromPage, ShowPage, Undo, parse_callback
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import markup, send_view
-from bot.telegram.memory_commands import page_view, say
+from bot.telegram.handlers import say
+from bot.telegram.incoming import place_of
+from bot.telegram.memory_commands import page_view
 from bot.telegram.views import Button, View, without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
 
@@ -33,7 +35,7 @@ async def _edit(update: Update, context: BotContext, view: View) -> None:
     """Show a view in place of the pressed button's message, or anew if that is out of reach."""
     message = update.callback_query.message
     if not _editable(message):
-        await send_view(context.bot, update.effective_chat.id, view)
+        await send_view(context.bot, place_of(update), view)
         return
     try:
         await message.edit_text(

@@ -5,7 +5,9 @@ from telegram.constants import ParseMode
 
 from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import send_html, send_view
+from bot.telegram.delivery import send_view
+from bot.telegram.handlers import say
+from bot.telegram.incoming import place_of
 from bot.telegram.views import View, clear_question, memory_page
 from memory.items import MemoryNotDeleted, MemoryNotFound
 
@@ -26,11 +28,6 @@ async def _memory_id(update: Update, context: BotContext, subcommand: str) -> st
     return memory_id
 
 
-async def say(update: Update, context: BotContext, html: str) -> None:
-    """Send HTML we wrote to the update's chat."""
-    await send_html(context.bot, update.effective_chat.id, html)
-
-
 async def page_view(update: Update, context: BotContext, page: int) -> View:
     """Render a page of the owner's memories as they are now."""
     overview = await context.services.memory_control.overview(owner_id(update))
@@ -42,7 +39,7 @@ async def page_view(update: Update, context: BotContext, page: int) -> View:
 
 async def list_memories(update: Update, context: BotContext) -> None:
     """Show the first page of memories, with Delete buttons and paging."""
-    await send_view(context.bot, update.effective_chat.id, await page_view(update, context, 1))
+    await send_view(context.bot, place_of(update), await page_view(update, context, 1))
 
 
 async def delete_memory(update: Update, context: BotContext) -> None:
@@ -94,7 +91,7 @@ async def clear_memories(update: Update, context: BotContext) -> None:
     if count == 0:
         await say(update, context, texts.CLEAR_NOTHING)
         return
-    await send_view(context.bot, update.effective_chat.id, clear_question(count))
+    await send_view(context.bot, place_of(update), clear_question(count))
 
 
 async def export_memories(update: Update, context: BotContext) -> None:
@@ -103,11 +100,13 @@ async def export_memories(update: Update, context: BotContext) -> None:
     if export is None:
         await say(update, context, texts.EXPORT_EMPTY)
         return
+    place = place_of(update)
     await context.bot.send_document(
-        update.effective_chat.id,
+        place.chat_id,
         InputFile(export.data, filename=export.filename),
         caption=texts.export_caption(export.total, export.deleted),
         parse_mode=ParseMode.HTML,
+        message_thread_id=place.thread_id,
     )
 
 

@@ -9,6 +9,8 @@ from telegram import Bot
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
+from bot.conversations.snapshot import ChatThread
+
 logger = logging.getLogger(__name__)
 
 # Telegram shows a chat action for about five seconds.
@@ -17,21 +19,23 @@ REFRESH_SECONDS = 4.5
 FIRST_DELAY_SECONDS = 0.25
 
 
-async def _keep_typing(bot: Bot, chat_id: int) -> None:
+async def _keep_typing(bot: Bot, place: ChatThread) -> None:
     """Send the typing action after a short delay, then keep it on until cancelled."""
     await asyncio.sleep(FIRST_DELAY_SECONDS)
     while True:
         try:
-            await bot.send_chat_action(chat_id, ChatAction.TYPING)
+            await bot.send_chat_action(
+                place.chat_id, ChatAction.TYPING, message_thread_id=place.thread_id
+            )
         except TelegramError as error:
             logger.debug("typing indicator failed: %s", error)
         await asyncio.sleep(REFRESH_SECONDS)
 
 
 @contextlib.asynccontextmanager
-async def typing_indicator(bot: Bot, chat_id: int) -> AsyncIterator[None]:
+async def typing_indicator(bot: Bot, place: ChatThread) -> AsyncIterator[None]:
     """Keep the chat's typing indicator on for the duration of the block."""
-    task = asyncio.create_task(_keep_typing(bot, chat_id))
+    task = asyncio.create_task(_keep_typing(bot, place))
     try:
         yield
     finally:

@@ -1,10 +1,7 @@
 """Request assembly: cache order, breakpoints, and histories the API accepts."""
 
-from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
-
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
-from bot.agent.request import build_request, normalize_history, user_turn_content
+from bot.agent.request import build_request, normalize_history
 from memory.tools import tool_definitions
 
 
@@ -90,12 +87,6 @@ def test_trailing_tool_use_is_dropped_and_empty_text_skipped():
 
 def test_force_answer_disables_tools():
     assert request([text("user", "x")], force_answer=True)["tool_choice"] == {"type": "none"}
-
-
-def test_user_turn_carries_time_in_owner_zone_and_sender():
-    now = datetime(2026, 11, 22, 15, 30, tzinfo=UTC).astimezone(ZoneInfo("Europe/Berlin"))
-    [block] = user_turn_content("hello", now, "Bob")
-    assert block["text"] == "[Sunday, 22 November 2026, 16:30 CET; from Bob]\nhello"
 
 
 def test_memory_off_drops_the_block_and_the_tools_and_keeps_history_valid():

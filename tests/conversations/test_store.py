@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.conversations.models import Turn
-from bot.conversations.snapshot import DuplicateUpdate
+from bot.conversations.snapshot import ChatThread, DuplicateUpdate, MessageRef
 from bot.conversations.store import ConversationStore
 from memory.categories import Category
 
@@ -29,22 +29,22 @@ def said(text: str) -> list[dict]:
 async def test_idle_timeout_starts_a_new_conversation_with_a_fresh_block(sessionmaker, store):
     clock = Clock()
     conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock)
-    first = await conversations.store_user_message(chat_id=5, owner_id=5, content=said("hi"))
+    first = await conversations.store_user_message(ChatThread(5), owner_id=5, content=said("hi"))
     await store.add(5, "The user likes green tea", Category.PREFERENCE)
 
     clock.now += timedelta(minutes=29)
-    same = await conversations.store_user_message(5, 5, said("still here"))
+    same = await conversations.store_user_message(ChatThread(5), 5, said("still here"))
     assert same.conversation == first.conversation
     assert [t.content for t in same.turns] == [said("hi"), said("still here")]
 
     # Idle is measured from the user's last message, not from the conversation's start.
     clock.now += timedelta(minutes=29)
-    assert (await conversations.store_user_message(5, 5, said("and here"))).conversation == (
-        first.conversation
-    )
+    assert (
+        await conversations.store_user_message(ChatThread(5), 5, said("and here"))
+    ).conversation == (first.conversation)
 
     clock.now += timedelta(minutes=31)
-    fresh = await conversations.store_user_message(5, 5, said("back"))
+    fresh = await conversations.store_user_message(ChatThread(5), 5, said("back"))
     assert fresh.conversation.id != first.conversation.id
     assert "green tea" in fresh.conversation.memory_block
     assert "green tea" not in first.conversation.memory_block
@@ -57,28 +57,32 @@ async def test_idle_timeout_starts_a_new_conversation_with_a_fresh_block(session
         "and here",
     ]
     # The idle conversation was ended, so only the fresh one continues.
-    assert await conversations.end(5) is True
-    assert await conversations.end(5) is False
+    assert await conversations.end(ChatThread(5)) is True
+    assert await conversations.end(ChatThread(5)) is False
 
 
 async def test_end_closes_only_that_chat(sessionmaker, store):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
-    a = await conversations.store_user_message(1, 1, said("a"))
-    b = await conversations.store_user_message(2, 2, said("b"))
-    assert await conversations.end(1) is True
-    assert await conversations.end(1) is False
-    again = await conversations.store_user_message(1, 1, said("a again"))
+    a = await conversations.store_user_message(ChatThread(1), 1, said("a"))
+    b = await conversations.store_user_message(ChatThread(2), 2, said("b"))
+    assert await conversations.end(ChatThread(1)) is True
+    assert await conversations.end(ChatThread(1)) is False
+    again = await conversations.store_user_message(ChatThread(1), 1, said("a again"))
     assert again.conversation.id != a.conversation.id
     assert [t.content for t in again.turns] == [said("a again")]
-    same = await conversations.store_user_message(2, 2, said("b again"))
+    same = await conversations.store_user_message(ChatThread(2), 2, said("b again"))
     assert same.conversation.id == b.conversation.id
 
 
 async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
-    await conversations.store_user_message(1, 1, said("hello"), update_id=42)
+    await conversations.store_user_message(
+        ChatThread(1), 1, said("hello"), MessageRef("1:42:1763900000", update_id=42)
+    )
     with pytest.raises(DuplicateUpdate):
-        await conversations.store_user_message(1, 1, said("hello"), update_id=42)
+        await conversations.store_user_message(
+            ChatThread(1), 1, said("hello"), MessageRef("1:42:1763900000", update_id=42)
+        )
     async with sessionmaker() as session:
         stored = (await session.scalars(select(Turn.update_id).order_by(Turn.id))).all()
     assert stored == [42]
@@ -87,35 +91,39 @@ async def test_a_redelivered_update_is_not_stored_twice(sessionmaker, store):
 async def test_a_redelivered_first_message_leaves_no_empty_conversation(sessionmaker, store):
     clock = Clock()
     conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock)
-    first = await conversations.store_user_message(1, 1, said("hello"), update_id=7)
+    first = await conversations.store_user_message(
+        ChatThread(1), 1, said("hello"), MessageRef("1:7:1763900000", update_id=7)
+    )
     clock.now += timedelta(hours=1)
     with pytest.raises(DuplicateUpdate):
-        await conversations.store_user_message(1, 1, said("hello"), update_id=7)
+        await conversations.store_user_message(
+            ChatThread(1), 1, said("hello"), MessageRef("1:7:1763900000", update_id=7)
+        )
     # The rolled-back attempt neither ended the old conversation nor started another.
-    assert await conversations.end(1) is True
+    assert await conversations.end(ChatThread(1)) is True
     assert (await conversations.snapshot(first.conversation.id)).turns != []
 
 
 async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
-    first = await conversations.store_user_message(1, 1, said("a b c"))
+    first = await conversations.store_user_message(ChatThread(1), 1, said("a b c"))
     reply = await conversations.append(first.conversation.id, "assistant", said("d e"))
     assert [t.tokens for t in (await conversations.snapshot(first.conversation.id)).turns] == [3, 2]
     await conversations.compact(first.conversation.id, "summary", first.turns[0].id)
     assert (await conversations.snapshot(first.conversation.id)).turns == [reply]
-    later = await conversations.store_user_message(1, 1, said("f"))
+    later = await conversations.store_user_message(ChatThread(1), 1, said("f"))
     assert [t.id for t in later.turns] == [reply.id, later.turns[-1].id]
 
 
 async def test_the_snapshot_tells_whether_memory_is_on(sessionmaker, store, switch):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
     await store.add(1, "The user likes green tea", Category.PREFERENCE)
-    on = await conversations.store_user_message(1, 1, said("hi"))
+    on = await conversations.store_user_message(ChatThread(1), 1, said("hi"))
     assert on.memory_on and "green tea" in on.conversation.memory_block
     await switch.turn(1, False)
     assert (await conversations.snapshot(on.conversation.id)).memory_on is False
-    await conversations.end(1)
-    off = await conversations.store_user_message(1, 1, said("hi again"))
+    await conversations.end(ChatThread(1))
+    off = await conversations.store_user_message(ChatThread(1), 1, said("hi again"))
     assert off.memory_on is False and off.conversation.memory_block == ""
 
 
@@ -126,6 +134,19 @@ async def test_a_continued_conversation_reads_its_own_owners_memory_switch(
     await switch.turn(1, False)
     await switch.turn(3, True)
     for owner in (1, 2, 3):
-        await conversations.store_user_message(owner, owner, said("hi"))
-    later = {o: await conversations.store_user_message(o, o, said("again")) for o in (1, 2, 3)}
+        await conversations.store_user_message(ChatThread(owner), owner, said("hi"))
+    later = {
+        o: await conversations.store_user_message(ChatThread(o), o, said("again"))
+        for o in (1, 2, 3)
+    }
     assert {o: s.memory_on for o, s in later.items()} == {1: False, 2: True, 3: True}
+
+
+async def test_an_update_id_telegram_reuses_for_another_message_is_stored(sessionmaker):
+    # Telegram restarts update ids after a week of silence and with a new token.
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    first = MessageRef("1:10:1763000000", update_id=42)
+    later = MessageRef("1:900:1763900000", update_id=42)
+    await conversations.store_user_message(ChatThread(1), 1, said("before"), first)
+    snapshot = await conversations.store_user_message(ChatThread(1), 1, said("after"), later)
+    assert [t.content for t in snapshot.turns] == [said("before"), said("after")]

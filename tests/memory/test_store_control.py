@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from memory.categories import Category
 from memory.items import (
@@ -18,6 +18,7 @@ from memory.items import (
     UpdateMemory,
 )
 from memory.models import MemoryChangeRecord
+from memory.tools import ToolContext, run_tool
 
 ALICE, BOB = 111, 222
 
@@ -203,3 +204,63 @@ async def test_concurrent_undos_undo_once(store, undo_log, sessionmaker):
     async with sessionmaker() as session:
         records = (await session.scalars(select(MemoryChangeRecord))).all()
     assert [r.undone_at is not None for r in records] == [True]
+
+
+JOURNAL_DOWN = {
+    "sqlite": [
+        "CREATE TRIGGER journal_down BEFORE INSERT ON agent_memory_changes "
+        "BEGIN SELECT RAISE(ABORT, 'journal down'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION journal_down() RETURNS trigger LANGUAGE plpgsql "
+        "AS $$ BEGIN RAISE EXCEPTION 'journal down'; END $$",
+        "CREATE TRIGGER journal_down BEFORE INSERT ON agent_memory_changes "
+        "FOR EACH ROW EXECUTE FUNCTION journal_down()",
+    ],
+}
+JOURNAL_UP = {
+    "sqlite": ["DROP TRIGGER journal_down"],
+    "postgresql": [
+        "DROP TRIGGER journal_down ON agent_memory_changes",
+        "DROP FUNCTION journal_down()",
+    ],
+}
+
+
+async def run_sql(engine, statements: list[str]) -> None:
+    async with engine.begin() as connection:
+        for statement in statements:
+            await connection.execute(text(statement))
+
+
+async def test_a_change_and_its_undo_entry_commit_together(engine, store, switch):
+    item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
+    dialect = engine.dialect.name
+    await run_sql(engine, JOURNAL_DOWN[dialect])
+    try:
+        ctx = ToolContext(store, switch, ALICE)
+        calls = [
+            ("add_to_memory", {"content": "The user likes green tea", "category": "preference"}),
+            ("update_memory", {"memory_id": item.id, "content": "Sarah is on Design"}),
+            ("forget_memory", {"memory_id": item.id}),
+        ]
+        for name, arguments in calls:
+            outcome = await run_tool(ctx, name, arguments)
+            assert outcome.is_error and "nothing was changed" in outcome.content
+    finally:
+        await run_sql(engine, JOURNAL_UP[dialect])
+    # Every write rolled back with its undo entry: no change without an Undo.
+    assert [(m.id, m.version, m.content) for m in await store.list_active(ALICE)] == [
+        (item.id, 1, "Sarah is on Platform")
+    ]
+
+
+async def test_undo_of_a_save_refuses_when_the_memory_was_updated_since(store, undo_log):
+    saved = await store.apply(
+        ALICE, AddMemory("Sarah is on Platform", Category.PERSON, "Sarah"), journal=True
+    )
+    await store.update(ALICE, saved.item.id, "Sarah is on Design")
+    with pytest.raises(CannotUndo) as refused:
+        await undo_log.undo(ALICE, saved.change_id)
+    assert refused.value.reason is UndoRefusal.CHANGED
+    assert (await store.find(ALICE, saved.item.id)).content == "Sarah is on Design"

@@ -106,3 +106,24 @@ async def test_another_owners_id_is_unknown(store, switch):
     assert outcome.is_error and "No memory" in outcome.content
     assert alices.content not in outcome.content
     assert (await store.find(ALICE, alices.id)).version == 1
+
+
+async def test_control_characters_in_a_tool_argument_are_a_tool_error_and_write_nothing(
+    store, switch
+):
+    ctx = ToolContext(store, switch, ALICE)
+    nul = {"content": "The user likes \x00tea", "category": "preference"}
+    escape = {"content": "Alec is the boss", "category": "person", "subject": "A\x1b"}
+    for arguments in (nul, escape):
+        outcome = await run_tool(ctx, "add_to_memory", arguments)
+        assert outcome.is_error and "control characters" in outcome.content, outcome.content
+        assert outcome.change is None
+    surrogate = {"content": "The user likes \ud800 tea", "category": "preference"}
+    assert (await run_tool(ctx, "add_to_memory", surrogate)).is_error
+    item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    update = {"memory_id": item.id, "content": "The user likes\x00 black tea"}
+    assert (await run_tool(ctx, "update_memory", update)).is_error
+    assert [(m.id, m.version) for m in await store.list_active(ALICE)] == [(item.id, 1)]
+    # Tabs and newlines are plain text.
+    fine = {"content": "The user likes:\n\tgreen tea", "category": "preference"}
+    assert not (await run_tool(ctx, "add_to_memory", fine)).is_error

@@ -100,7 +100,7 @@ async def test_restore_brings_a_memory_back_into_the_next_turn(harness):
         "Restored: 'Alec is the user's boss'"
     ]
     await harness.say(OWNER, "who is my boss?")
-    assert f"[id:{item.id}] [Alec] Alec is the user's boss" in harness.system_block()
+    assert f'[id:{item.id}] "Alec": "Alec is the user\'s boss"' in harness.system_block()
     [again] = await harness.say(OWNER, f"/memory restore {item.id}")
     assert again == f"[{item.id}] is not deleted; /memory lists it."
 

@@ -5,18 +5,14 @@ import re
 from memory.categories import Category
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.fakes.anthropic_server import text, tool_use, tool_uses
-from tests.harness import FRIEND, OWNER, STRANGER
-
-BLOCK_LINE = re.compile(r"^- \[id:([A-Za-z0-9]{8})\] (?:\[(.+?)\] )?(.*)$", re.MULTILINE)
+from tests.harness import FRIEND, OWNER, STRANGER, block_entries
 
 
 def call_on(subject: str, name: str, **arguments):
     """Answer like the model: find the memory with this subject in the block, call a tool on it."""
 
     def reply(request: dict):
-        [memory_id] = [
-            m for m, s, _ in BLOCK_LINE.findall(request["system"][1]["text"]) if s == subject
-        ]
+        [memory_id] = [m for m, s, _ in block_entries(request["system"][1]["text"]) if s == subject]
         return tool_use(name, {"memory_id": memory_id, **arguments})
 
     return reply
@@ -93,7 +89,7 @@ async def test_undo_of_an_update_restores_the_old_content_as_a_new_version(harne
     ]
     # A direct change: the next turn's block has the restored content.
     await harness.say(OWNER, "where is Sarah?")
-    assert "[Sarah] Sarah is on the Platform team" in harness.system_block()
+    assert '"Sarah": "Sarah is on the Platform team"' in harness.system_block()
 
 
 async def test_forget_tool_soft_deletes_with_an_undo_notice(harness):
@@ -123,7 +119,7 @@ async def test_forget_tool_soft_deletes_with_an_undo_notice(harness):
     ]
     assert [m.id for m in await harness.store.list_active(OWNER)] == [alec.id]
     await harness.say(OWNER, "and now?")
-    assert f"[id:{alec.id}] [Alec]" in harness.system_block()
+    assert f'[id:{alec.id}] "Alec": ' in harness.system_block()
 
 
 async def test_forget_with_an_unknown_id_is_a_tool_error_and_no_notice(harness):

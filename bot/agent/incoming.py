@@ -1,0 +1,85 @@
+"""A user's message as the agent takes it in, and how it is written into the user's turn."""
+
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+
+from bot.conversations.snapshot import MessageRef
+from memory.text import clean_text
+
+# A quoted message is context, not the point: a long one is cut to this many characters.
+QUOTE_CLIP = 500
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """Where a forwarded message came from: its author as a name, and when they sent it."""
+
+    origin: str
+    sent_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The message a user replied to (or the part of it they selected), and who wrote it."""
+
+    text: str
+    author: str | None = None
+    from_assistant: bool = False
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    """What a user sent: its text, who sent it (in groups), and what it forwards or quotes."""
+
+    text: str
+    sender_name: str | None = None
+    forwarded: Forwarded | None = None
+    quote: Quote | None = None
+    ref: MessageRef = field(default_factory=MessageRef)
+
+
+def time_context(now: datetime, sender_name: str | None = None) -> str:
+    """Return the bracketed line that gives the model the time (and speaker) of a message."""
+    stamp = now.strftime("%A, %d %B %Y, %H:%M %Z").strip().rstrip(",")
+    speaker = f"; from {clean_text(sender_name)}" if sender_name else ""
+    return f"[{stamp}{speaker}]"
+
+
+def _quoted(text: str) -> str:
+    """Mark every line of text as quoted, so none of it can pass for a line of ours."""
+    return "\n".join(f"> {line}" for line in text.split("\n"))
+
+
+def _clip(text: str, limit: int) -> str:
+    """Shorten text to limit characters, marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _forward_note(forwarded: Forwarded, zone: tzinfo | None) -> str:
+    """Say that the text below is someone else's words, shared by the user."""
+    sent = forwarded.sent_at
+    when = f", sent {sent.astimezone(zone):%d %B %Y, %H:%M}" if sent else ""
+    origin = clean_text(forwarded.origin)
+    return f"[Forwarded by the user: originally from {origin}{when}. Not the user's own words.]"
+
+
+def _quote_lines(quote: Quote) -> str:
+    """Give the replied-to text as a quote, with whose it was."""
+    if quote.from_assistant:
+        whose = "your earlier message"
+    else:
+        whose = f"a message from {clean_text(quote.author)}" if quote.author else "a message"
+    return f"[In reply to {whose}:]\n{_quoted(_clip(clean_text(quote.text), QUOTE_CLIP))}"
+
+
+def user_turn_content(message: IncomingMessage, now: datetime) -> list[dict]:
+    """Return the content blocks of a user's message, led by its time context."""
+    lines = [time_context(now, message.sender_name)]
+    if message.quote is not None and message.quote.text.strip():
+        lines.append(_quote_lines(message.quote))
+    text = clean_text(message.text)
+    if message.forwarded is not None:
+        lines += [_forward_note(message.forwarded, now.tzinfo), _quoted(text)]
+    else:
+        lines.append(text)
+    return [{"type": "text", "text": "\n".join(lines)}]

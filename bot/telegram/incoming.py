@@ -1,0 +1,74 @@
+"""Read a Telegram message into what the agent takes in: where it is, who sent what."""
+
+from telegram import (
+    Message,
+    MessageOrigin,
+    MessageOriginChannel,
+    MessageOriginChat,
+    MessageOriginHiddenUser,
+    MessageOriginUser,
+    Update,
+)
+from telegram.constants import ChatType
+
+from bot.agent.incoming import Forwarded, IncomingMessage, Quote
+from bot.conversations.snapshot import ChatThread, MessageRef
+
+
+def thread_of(message: Message | None) -> int | None:
+    """Return the forum topic a message is in, or None (replies in plain groups have ids too)."""
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+def place_of(update: Update) -> ChatThread:
+    """Return the chat and forum topic an update belongs to."""
+    return ChatThread(update.effective_chat.id, thread_of(update.effective_message))
+
+
+def origin_name(origin: MessageOrigin) -> str:
+    """Name who originally sent a forwarded message."""
+    if isinstance(origin, MessageOriginUser):
+        return origin.sender_user.full_name
+    if isinstance(origin, MessageOriginHiddenUser):
+        return origin.sender_user_name
+    if isinstance(origin, MessageOriginChat | MessageOriginChannel):
+        chat = origin.sender_chat if isinstance(origin, MessageOriginChat) else origin.chat
+        author = f" ({origin.author_signature})" if origin.author_signature else ""
+        return f"the chat '{chat.title or chat.username or chat.id}'{author}"
+    return "someone"
+
+
+def message_key(message: Message) -> str:
+    """Return a key of the message that never repeats: chat, message id and date."""
+    return f"{message.chat_id}:{message.message_id}:{int(message.date.timestamp())}"
+
+
+def _quote(message: Message, bot_id: int) -> Quote | None:
+    """Return what the message replies to: the part the user selected, or the whole text."""
+    replied = message.reply_to_message
+    if replied is None:
+        return None
+    text = message.quote.text if message.quote else (replied.text or replied.caption or "")
+    author = replied.from_user
+    return Quote(
+        text=text,
+        author=author.full_name if author else None,
+        from_assistant=author is not None and author.id == bot_id,
+    )
+
+
+def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
+    """Read the update's message: its text, sender, what it forwards or quotes, its key."""
+    message = update.effective_message
+    user = update.effective_user
+    group = update.effective_chat.type != ChatType.PRIVATE
+    origin = message.forward_origin
+    return IncomingMessage(
+        text=message.text or message.caption or "",
+        sender_name=user.full_name if group and user else None,
+        forwarded=Forwarded(origin_name(origin), origin.date) if origin else None,
+        quote=_quote(message, bot_id),
+        ref=MessageRef(message_key(message), update.update_id, user.id if user else None),
+    )
