@@ -10,7 +10,7 @@ import bot.conversations.models  # noqa: F401  (registers the bot's tables on th
 from alembic import context
 from bot.migrations import check_foreign_keys, migration_lock, require_foreign_keys_off
 from memory.db import create_engine
-from memory.models import Base
+from memory.models import Base, is_search_object
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 
@@ -34,6 +34,7 @@ def do_run_migrations(connection: Connection) -> None:
         require_foreign_keys_off(connection)
     applied = []
     context.configure(
+        include_name=lambda name, kind, parent: not is_search_object(name),
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=on_sqlite,

@@ -21,6 +21,7 @@ from telegram.ext import (
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
 from bot.agent.loop import Agent, AgentConfig
+from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
 from bot.settings import Settings
 from bot.telegram import handlers, texts
@@ -28,7 +29,12 @@ from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import guard
-from bot.telegram.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
+from bot.telegram.lifecycle import (
+    answer_unanswered,
+    forget_old_conversations,
+    install_stop_signals,
+    remove_stop_signals,
+)
 from bot.telegram.memory_buttons import on_button
 from bot.telegram.memory_commands import memory_command
 from bot.telegram.processing import PerChatUpdateProcessor
@@ -47,15 +53,19 @@ ANTHROPIC_MAX_RETRIES = 4
 ANTHROPIC_TIMEOUT_SECONDS = 120
 RECOVERY_WAIT_SECONDS = 30
 RATE_LIMIT_RETRIES = 3
+# Old conversations are deleted once a day, the first time soon after start-up.
+RETENTION_INTERVAL = timedelta(days=1)
+RETENTION_FIRST_RUN = timedelta(minutes=1)
 
 
 def build_services(settings: Settings) -> Services:
     """Build the engine, the stores, the model client and the services on top."""
     engine = create_engine(settings.database_url)
     sessionmaker = create_sessionmaker(engine)
-    memories, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
+    budget = settings.memory_token_budget
+    memories, switch = MemoryStore(sessionmaker, budget), MemorySwitch(sessionmaker)
     conversations = ConversationStore(
-        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes)
+        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes), block_budget=budget
     )
     anthropic = AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
@@ -70,15 +80,13 @@ def build_services(settings: Settings) -> Services:
         model=settings.anthropic_model,
         max_tokens=settings.anthropic_max_tokens,
         max_tool_rounds=settings.agent_max_tool_rounds,
-        memory_token_budget=settings.memory_token_budget,
+        memory_limit=settings.memory_max_items,
+        zone=settings.zone,
     )
-    agent = Agent(anthropic, config, conversations, memories, switch)
+    past = ConversationSearch(sessionmaker)
+    agent = Agent(anthropic, config, conversations, memories, switch, past)
     control = MemoryControl(
-        memories,
-        switch,
-        UndoLog(sessionmaker),
-        settings.memory_token_budget,
-        on_change=conversations.refresh_memory_block,
+        memories, switch, UndoLog(sessionmaker), on_change=conversations.refresh_memory_block
     )
     return Services(
         settings=settings,
@@ -99,6 +107,10 @@ async def post_init(application: Application) -> None:
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
     application.bot_data["recovery"] = asyncio.create_task(answer_unanswered(application))
+    if settings.conversation_retention_days:
+        application.job_queue.run_repeating(
+            forget_old_conversations, interval=RETENTION_INTERVAL, first=RETENTION_FIRST_RUN
+        )
     if not settings.allowed_user_ids:
         logger.warning(
             "ALLOWED_USER_IDS is empty: the bot answers everyone with their user id only"

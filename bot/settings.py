@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from memory.budget import DEFAULT_TOKEN_BUDGET
+from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
 from memory.db import DatabaseUrlError, normalize_database_url
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
@@ -50,7 +50,11 @@ class Settings(BaseSettings):
     history_token_budget: int = Field(default=24_000, ge=2_000)
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
-    memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
+    # The memory block's room in the system prompt; what does not fit is archived, not lost.
+    memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300)
+    memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1)
+    # Unset keeps every conversation; otherwise conversations quiet this long are deleted.
+    conversation_retention_days: int | None = Field(default=None, ge=1)
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod
@@ -84,7 +88,7 @@ class Settings(BaseSettings):
             raise ValueError(str(error).removeprefix("DATABASE_URL ")) from None
         return value
 
-    @field_validator("webhook_url", "webhook_secret", mode="before")
+    @field_validator("webhook_url", "webhook_secret", "conversation_retention_days", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """Treat an empty value (WEBHOOK_URL= in .env) as not set."""

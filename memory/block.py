@@ -1,10 +1,18 @@
-"""Render the memory block of the system prompt: same memories, same bytes."""
+"""The memory block of the system prompt: which memories it holds, and its byte-stable text.
 
+The rule a user can predict: pinned memories first, then the most recently saved or
+changed, as many as fit in the budget; the rest are archived, one search away. Those in the
+block are listed by category, then by creation, so the same memories give the same bytes.
+"""
+
+import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import groupby
 
+from memory.categories import Category
 from memory.items import MemoryItem
+from memory.tokens import count_tokens
 
 BLOCK_HEADER = (
     "## Your Memory\n"
@@ -15,6 +23,15 @@ BLOCK_HEADER = (
     "Use these notes naturally. To change one, call update_memory with its id."
 )
 EMPTY_NOTE = "You have not saved any memories about the user yet."
+ARCHIVE_NOTE = (
+    "You have {count} more in your archive, not shown here. Before saying you don't know "
+    "something about the user, call search_memory."
+)
+# Room for the most category headings a block can have, and an archive count of any size.
+_HEADINGS_ROOM = "\n\n".join(f"### {category.heading}" for category in Category)
+_LARGEST_COUNT = 10**9
+# The fewest tokens a memory's line can take: the shortest line is still this long.
+MIN_LINE_TOKENS = 8
 
 
 def block_order(item: MemoryItem) -> tuple:
@@ -39,13 +56,44 @@ def render_memory_line(item: MemoryItem) -> str:
     return memory_line(item.id, item.subject, item.content)
 
 
-def render_memory_block(memories: Iterable[MemoryItem]) -> str:
+def line_tokens(memory_id: str, subject: str | None, content: str) -> int:
+    """Count the tokens of a memory's line, as stored with the memory."""
+    return count_tokens(memory_line(memory_id, subject, content))
+
+
+def render_memory_block(memories: Iterable[MemoryItem], archived: int = 0) -> str:
     """Render the memory block for the system prompt in a byte-stable order."""
     ordered = sorted(memories, key=block_order)
-    if not ordered:
-        return f"{BLOCK_HEADER}\n\n{EMPTY_NOTE}"
     sections = [BLOCK_HEADER]
+    if not ordered and not archived:
+        sections.append(EMPTY_NOTE)
     for category, items in groupby(ordered, key=lambda item: item.category):
         lines = "\n".join(render_memory_line(item) for item in items)
         sections.append(f"### {category.heading}\n{lines}")
+    if archived:
+        sections.append(ARCHIVE_NOTE.format(count=archived))
     return "\n\n".join(sections)
+
+
+@functools.cache
+def lines_budget(budget: int) -> int:
+    """Return the tokens left for memory lines once the header, headings and notes fit."""
+    frame = "\n\n".join([BLOCK_HEADER, _HEADINGS_ROOM, ARCHIVE_NOTE.format(count=_LARGEST_COUNT)])
+    return max(0, budget - count_tokens(frame))
+
+
+def choose(candidates: Sequence[tuple[str, int]], budget: int) -> list[str]:
+    """Return the ids that fit, in the block rule's order: (id, tokens) in that order."""
+    room, chosen = lines_budget(budget), []
+    for memory_id, tokens in candidates:
+        # A newline joins each line to the next; it is a token of its own at worst.
+        room -= tokens + 1
+        if room < 0:
+            break
+        chosen.append(memory_id)
+    return chosen
+
+
+def candidates_needed(budget: int) -> int:
+    """Return how many candidates can possibly fit, so a query reads no more than that."""
+    return lines_budget(budget) // MIN_LINE_TOKENS + 1

@@ -1,51 +1,32 @@
-"""The memory budget: how many tokens the owner's memories take up in the memory block."""
+"""How much memory an owner keeps: the block's token budget, and the cap on memories."""
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.block import memory_line, render_memory_line
-from memory.items import MemoryItem
-from memory.tokens import count_tokens
-
+# Tokens the memory block may take in the system prompt (MEMORY_TOKEN_BUDGET).
 DEFAULT_TOKEN_BUDGET = 2000
-# Stands in for the id a new memory will get; real ids tokenize to about as many tokens.
-PLACEHOLDER_ID = "a1b2c3d4"
+# Memories an owner may keep at most (MEMORY_MAX_ITEMS): generous, but a bound on abuse.
+DEFAULT_MEMORY_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
-class MemoryUsage:
-    """How much of the budget the owner's active memories use."""
+class BlockUsage:
+    """How the owner's active memories sit: all of them, those in the block, its tokens."""
 
     count: int
+    in_block: int
     tokens: int
     budget: int
 
-    def fits(self, more_tokens: int) -> bool:
-        """Tell whether more_tokens can be added without going over the budget."""
-        return self.tokens + more_tokens <= self.budget
-
-
-def memory_tokens(item: MemoryItem) -> int:
-    """Count the tokens of a memory's line in the memory block."""
-    return count_tokens(render_memory_line(item))
-
-
-def new_memory_tokens(content: str, subject: str | None) -> int:
-    """Count the tokens a memory not yet saved would take in the block."""
-    return count_tokens(memory_line(PLACEHOLDER_ID, subject, content))
+    @property
+    def archived(self) -> int:
+        """Return how many active memories are not in the block."""
+        return self.count - self.in_block
 
 
 @dataclass(frozen=True)
 class MemoryFull:
-    """An add the budget refused: the content not saved, and how full memory was."""
+    """An add the cap refused: the content not saved, and how many memories there are."""
 
     content: str
-    usage: MemoryUsage
-
-
-def usage_of(items: Iterable[MemoryItem], budget: int) -> MemoryUsage:
-    """Sum the tokens of the active memories against the budget."""
-    items = list(items)
-    return MemoryUsage(
-        count=len(items), tokens=sum(memory_tokens(item) for item in items), budget=budget
-    )
+    count: int
+    limit: int

@@ -3,25 +3,28 @@
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from memory.budget import MemoryUsage, usage_of
+from memory.budget import BlockUsage
 from memory.export import export_document, export_json
 from memory.ids import is_memory_id
 from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
 from memory.models import utcnow
-from memory.search import search
 from memory.store import MemoryStore
+from memory.stored_block import ids_in
 from memory.switch import MemorySwitch
+from memory.tokens import count_tokens
 from memory.undo import UndoLog
 
 RECENTLY_DELETED_SHOWN = 10
+SEARCH_RESULTS = 20
 
 
 @dataclass(frozen=True)
 class MemoryOverview:
-    """The owner's active memories in block order, how full memory is, and whether it is on."""
+    """The owner's active memories in block order, which are in the block, and the switch."""
 
     items: list[MemoryItem]
-    usage: MemoryUsage
+    usage: BlockUsage
+    in_block: frozenset[str]
     enabled: bool
 
 
@@ -43,25 +46,23 @@ class MemoryControl:
         store: MemoryStore,
         switch: MemorySwitch,
         undo_log: UndoLog,
-        token_budget: int,
         on_change: Callable[[int], Awaitable[None]],
     ):
         self._store = store
         self._switch = switch
         self._undo_log = undo_log
-        self._token_budget = token_budget
         # Direct changes show from the next turn (the caller re-renders open conversations'
         # blocks); the model's own writes reach it through its tool results instead.
         self._on_change = on_change
 
     async def overview(self, owner_id: int) -> MemoryOverview:
-        """Return what /memory shows: the memories, the budget used, and the on/off state."""
+        """Return what /memory shows: the memories, which are in the block, and the switch."""
         items = await self._store.list_active(owner_id)
-        return MemoryOverview(
-            items=items,
-            usage=usage_of(items, self._token_budget),
-            enabled=await self._switch.is_on(owner_id),
-        )
+        block = await self._store.block(owner_id)
+        in_block = frozenset(ids_in(block))
+        usage = BlockUsage(len(items), len(in_block), count_tokens(block), self._store.block_budget)
+        enabled = await self._switch.is_on(owner_id)
+        return MemoryOverview(items, usage, in_block, enabled)
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Forget one memory."""
@@ -88,8 +89,15 @@ class MemoryControl:
         return MemoryRecord(item, await self._store.history(owner_id, memory_id))
 
     async def search(self, owner_id: int, query: str) -> list[MemoryItem]:
-        """Return the active memories matching the words, best first."""
-        return search(await self._store.list_active(owner_id), query)
+        """Return the active memories matching the words, best first, as the model finds them."""
+        return await self._store.search(owner_id, query, SEARCH_RESULTS)
+
+    async def pin(self, owner_id: int, memory_id: str, pinned: bool) -> MemoryItem:
+        """Keep a memory in the block before unpinned ones (or stop), from the next turn."""
+        _check_id(memory_id)
+        item = await self._store.pin(owner_id, memory_id, pinned)
+        await self._on_change(owner_id)
+        return item
 
     async def clear(self, owner_id: int) -> int:
         """Forget every memory of the owner; return how many."""

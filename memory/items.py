@@ -37,6 +37,7 @@ class MemoryItem:
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None = None
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,13 +104,15 @@ def normalize_subject(subject: str | None) -> str | None:
     return " ".join(subject.split()) or None if subject else None
 
 
+def subject_key(subject: str | None) -> str | None:
+    """Return a subject as compared: spacing folded, case folded in any script."""
+    return " ".join(subject.split()).casefold() if subject else None
+
+
 def find_by_subject(items: Iterable[MemoryItem], subject: str) -> MemoryItem | None:
     """Return the memory with this subject, ignoring spacing and case in any script."""
-    wanted = " ".join(subject.split()).casefold()
-    return next(
-        (i for i in items if i.subject and " ".join(i.subject.split()).casefold() == wanted),
-        None,
-    )
+    wanted = subject_key(subject)
+    return next((i for i in items if i.subject and subject_key(i.subject) == wanted), None)
 
 
 @dataclass(frozen=True)
@@ -148,3 +151,5 @@ class MemoryChange:
     previous: MemoryItem | None = None
     # The undo log entry of a change the model made, for an Undo button.
     change_id: int | None = None
+    # Memories the change moved out of the prompt's block into the archive.
+    archived: tuple[MemoryItem, ...] = ()

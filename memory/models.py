@@ -14,12 +14,23 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from memory.categories import Category
 from memory.items import ChangeKind
+
+# The full-text indexes live outside this metadata (FTS5 tables on SQLite, a generated
+# tsvector on Postgres): migration 0006 creates them, memory/search_index.py uses them.
+SEARCH_OBJECTS = ("agent_memory_search", "conversation_search", "search_document")
+
+
+def is_search_object(name: str | None) -> bool:
+    """Tell whether a table or column belongs to a full-text index, not to the models."""
+    return bool(name) and name.startswith(SEARCH_OBJECTS)
+
 
 # Named constraints keep migrations identical on SQLite and Postgres.
 NAMING_CONVENTION = {
@@ -77,6 +88,16 @@ class Memory(Base):
     subject: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Kept in the prompt's block before any unpinned memory.
+    pinned: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
+    # The tokens of the memory's block line, counted when its content changes.
+    tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # When its content last changed (its newest version): the block prefers the newest.
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    # The subject folded for comparison, so the same-subject check is one indexed lookup.
+    subject_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
     __table_args__ = (
         CheckConstraint(f"category IN ({CATEGORY_VALUES})", name="category"),
@@ -89,6 +110,16 @@ class Memory(Base):
             "created_at",
             "id",
         ),
+        # Serves choosing the block: pinned first, then the most recently changed.
+        Index(
+            "ix_agent_memories_owner_block_choice",
+            "owner_id",
+            "deleted_at",
+            "pinned",
+            "changed_at",
+            "id",
+        ),
+        Index("ix_agent_memories_owner_subject", "owner_id", "subject_key"),
     )
 
 

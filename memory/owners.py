@@ -4,7 +4,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.models import Memory, MemoryChangeRecord, OwnerSettings, StoredMemoryBlock
-from memory.queries import lock_owner_memories
+from memory.queries import load_active_memories, lock_owner_memories
+from memory.search_index import index_items
 
 
 async def move_owner(session: AsyncSession, old_id: int, new_id: int) -> int:
@@ -26,6 +27,8 @@ async def move_owner(session: AsyncSession, old_id: int, new_id: int) -> int:
     await session.execute(
         delete(StoredMemoryBlock).where(StoredMemoryBlock.owner_id.in_((old_id, new_id)))
     )
+    # The index marks rows with their owner: the moved ones carry the new id's mark now.
+    await index_items(session, await load_active_memories(session, new_id))
     return moved.rowcount
 
 

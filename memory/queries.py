@@ -6,6 +6,7 @@ from sqlalchemy import Row, Select, bindparam, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from memory.block import candidates_needed, choose
 from memory.categories import Category
 from memory.items import MemoryItem, MemoryNotFound, MemoryVersionItem
 from memory.models import Memory, MemoryVersion
@@ -21,6 +22,7 @@ ITEM_COLUMNS = (
     Memory.created_at,
     MemoryVersion.created_at,
     Memory.deleted_at,
+    Memory.pinned,
 )
 
 # pg_advisory_xact_lock's two-key space for "an owner's memories" ("mblk" in ASCII); the
@@ -50,6 +52,7 @@ def item_of(memory: Memory, version: MemoryVersion) -> MemoryItem:
         created_at=memory.created_at,
         updated_at=version.created_at,
         deleted_at=memory.deleted_at,
+        pinned=memory.pinned,
     )
 
 
@@ -137,3 +140,43 @@ async def lock_memory(session: AsyncSession, owner_id: int, memory_id: str) -> N
         .where(Memory.id == memory_id, Memory.owner_id == owner_id)
         .with_for_update(key_share=True)
     )
+
+
+@functools.cache
+def _candidates_statement() -> Select:
+    """Select the owner's active memories in the block rule's order: pinned, then newest."""
+    return (
+        select(Memory.id, Memory.tokens)
+        .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
+        .order_by(Memory.pinned.desc(), Memory.changed_at.desc(), Memory.id)
+        .limit(bindparam("limit"))
+    )
+
+
+async def block_ids(session: AsyncSession, owner_id: int, budget: int) -> list[str]:
+    """Return the ids of the owner's memories the block holds, by the block rule."""
+    connection = await session.connection()
+    rows = await connection.execute(
+        _candidates_statement(), {"owner": owner_id, "limit": candidates_needed(budget)}
+    )
+    return choose(rows.all(), budget)
+
+
+async def load_items(
+    session: AsyncSession, owner_id: int, memory_ids: list[str]
+) -> list[MemoryItem]:
+    """Return the owner's memories with these ids, with their current content, in block order."""
+    if not memory_ids:
+        return []
+    query = (
+        with_current_version(*ITEM_COLUMNS)
+        .where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))
+        .order_by(Memory.category, Memory.created_at, Memory.id)
+    )
+    return [item_from_row(row) for row in await session.execute(query)]
+
+
+async def count_active(session: AsyncSession, owner_id: int) -> int:
+    """Return how many active memories the owner has."""
+    query = select(func.count()).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
+    return await session.scalar(query.select_from(Memory))

@@ -1,4 +1,4 @@
-"""Owner-scoped memory storage: append-only versions, soft delete and restore, export.
+"""Owner-scoped memory storage: append-only versions, soft delete and restore, search, export.
 
 Every read and write is scoped by owner: another owner's id is simply not found.
 """
@@ -9,11 +9,10 @@ from dataclasses import replace
 from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.categories import Category
-from memory.ids import new_memory_id
 from memory.items import (
     AddMemory,
-    ChangeKind,
     Edit,
     ForgetMemory,
     MemoryChange,
@@ -23,22 +22,26 @@ from memory.items import (
     MemoryRecord,
     MemoryVersionItem,
     UpdateMemory,
-    normalize_subject,
+    subject_key,
 )
 from memory.models import Memory, MemoryVersion, utcnow
 from memory.queries import (
     ITEM_COLUMNS,
+    block_ids,
+    count_active,
     item_from_row,
     item_of,
     load_active_memories,
+    load_items,
     load_with_current,
-    lock_memory,
     version_item,
     with_current_version,
 )
 from memory.retry import retry_lost_races
-from memory.stored_block import memory_change
+from memory.search_index import search_ids, unindex
+from memory.stored_block import memory_change, owner_block
 from memory.undo import record_change
+from memory.writes import bring_back, make
 
 # 62**8 ids make a collision rare; five tries make a failure from one unheard of.
 ID_ATTEMPTS = 5
@@ -47,98 +50,30 @@ ID_ATTEMPTS = 5
 VERSION_ATTEMPTS = 64
 
 
-async def _insert(
-    session: AsyncSession, owner_id: int, edit: AddMemory, source: int | None, claims: list
-) -> MemoryChange:
-    """Insert a memory under a fresh id, and its first version."""
-    now = utcnow()
-    memory = Memory(
-        id=new_memory_id(),
-        owner_id=owner_id,
-        category=Category(edit.category).value,
-        subject=normalize_subject(edit.subject),
-        created_at=now,
-    )
-    claims.append(select(Memory.id).where(Memory.id == memory.id))
-    session.add(memory)
-    await session.flush()
-    version = MemoryVersion(
-        memory_id=memory.id,
-        version_number=1,
-        content=edit.content,
-        source_conversation_id=source,
-        created_at=now,
-    )
-    session.add(version)
-    return MemoryChange(ChangeKind.ADDED, item_of(memory, version))
-
-
-async def _append_version(
-    session: AsyncSession, owner_id: int, edit: UpdateMemory, source: int | None, claims: list
-) -> MemoryChange:
-    """Append a version with new content to an active memory."""
-    await lock_memory(session, owner_id, edit.memory_id)
-    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
-    version = MemoryVersion(
-        memory_id=memory.id,
-        version_number=current.version_number + 1,
-        content=edit.content,
-        source_conversation_id=source,
-        created_at=utcnow(),
-    )
-    claims.append(
-        select(MemoryVersion.id).where(
-            MemoryVersion.memory_id == memory.id,
-            MemoryVersion.version_number == version.version_number,
-        )
-    )
-    session.add(version)
-    return MemoryChange(ChangeKind.UPDATED, item_of(memory, version), item_of(memory, current))
-
-
-async def _soft_delete(session: AsyncSession, owner_id: int, edit: ForgetMemory) -> MemoryChange:
-    """Mark an active memory deleted; the change carries it as it was."""
-    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
-    before = item_of(memory, current)
-    memory.deleted_at = utcnow()
-    return MemoryChange(ChangeKind.FORGOTTEN, before)
-
-
-async def _make(
-    session: AsyncSession, owner_id: int, edit: Edit, source: int | None, claims: list
-) -> MemoryChange:
-    """Make one edit inside the caller's transaction."""
-    if isinstance(edit, AddMemory):
-        return await _insert(session, owner_id, edit, source, claims)
-    if isinstance(edit, UpdateMemory):
-        return await _append_version(session, owner_id, edit, source, claims)
-    return await _soft_delete(session, owner_id, edit)
-
-
 class MemoryStore:
     """Memories and their versions, each owner's apart from every other's."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        block_budget: int = DEFAULT_TOKEN_BUDGET,
+    ):
         self._sessionmaker = sessionmaker
+        self.block_budget = block_budget
 
     async def apply(
         self, owner_id: int, edit: Edit, source: int | None = None, *, journal: bool = False
     ) -> MemoryChange:
-        """Make one edit in one transaction, with its undo-log entry when journal is set."""
+        """Make one edit in one transaction; journal it (with what it archived) if asked."""
         # Each attempt claims a unique key (a new id, or the next version number); a
         # conflict is a lost race only if a concurrent writer holds that key now.
         claims: list[Select] = []
 
         async def attempt() -> MemoryChange:
             async with memory_change(self._sessionmaker, owner_id) as session:
-                change = await _make(session, owner_id, edit, source, claims)
                 if not journal:
-                    return change
-                item = change.item
-                change_id = await record_change(
-                    session, owner_id, item.id, change.kind, item.version
-                )
-                return replace(change, change_id=change_id)
+                    return await make(session, owner_id, edit, source, claims)
+                return await self._journaled(session, owner_id, edit, source, claims)
 
         async def lost_race() -> bool:
             async with self._sessionmaker() as session:
@@ -146,6 +81,20 @@ class MemoryStore:
 
         attempts = ID_ATTEMPTS if isinstance(edit, AddMemory) else VERSION_ATTEMPTS
         return await retry_lost_races(attempt, lost_race, attempts)
+
+    async def _journaled(
+        self, session: AsyncSession, owner_id: int, edit: Edit, source: int | None, claims: list
+    ) -> MemoryChange:
+        """Make an edit, log it for Undo, and note what it moved out of the block."""
+        in_block = await block_ids(session, owner_id, self.block_budget)
+        change = await make(session, owner_id, edit, source, claims)
+        await session.flush()
+        item = change.item
+        change_id = await record_change(session, owner_id, item.id, change.kind, item.version)
+        still = set(await block_ids(session, owner_id, self.block_budget))
+        left = [i for i in in_block if i not in still and i != item.id]
+        archived = tuple(await load_items(session, owner_id, left))
+        return replace(change, change_id=change_id, archived=archived)
 
     async def add(
         self,
@@ -176,15 +125,54 @@ class MemoryStore:
         """Soft-delete an active memory and return it as it was."""
         return (await self.apply(owner_id, ForgetMemory(memory_id))).item
 
+    async def pin(self, owner_id: int, memory_id: str, pinned: bool) -> MemoryItem:
+        """Keep an active memory in the block before unpinned ones, or stop keeping it."""
+        async with memory_change(self._sessionmaker, owner_id) as session:
+            memory, current = await load_with_current(session, owner_id, memory_id, active=True)
+            memory.pinned = pinned
+            return item_of(memory, current)
+
     async def list_active(self, owner_id: int) -> list[MemoryItem]:
         """Return the owner's active memories in block order."""
         async with self._sessionmaker() as session:
             return await load_active_memories(session, owner_id)
 
+    async def count_active(self, owner_id: int) -> int:
+        """Return how many active memories the owner has."""
+        async with self._sessionmaker() as session:
+            return await count_active(session, owner_id)
+
     async def find(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Return one memory of this owner, deleted or not."""
         async with self._sessionmaker() as session:
             return item_of(*await load_with_current(session, owner_id, memory_id, active=False))
+
+    async def find_subject(self, owner_id: int, subject: str) -> MemoryItem | None:
+        """Return the owner's active memory with this subject (in any case), if there is one."""
+        query = (
+            with_current_version(*ITEM_COLUMNS)
+            .where(
+                Memory.owner_id == owner_id,
+                Memory.subject_key == subject_key(subject),
+                Memory.deleted_at.is_(None),
+            )
+            .limit(1)
+        )
+        async with self._sessionmaker() as session:
+            row = (await session.execute(query)).first()
+        return None if row is None else item_from_row(row)
+
+    async def search(self, owner_id: int, query: str, limit: int) -> list[MemoryItem]:
+        """Return the owner's active memories matching the words, best first."""
+        async with self._sessionmaker() as session:
+            ids = await search_ids(session, owner_id, query, limit)
+            by_id = {item.id: item for item in await load_items(session, owner_id, ids)}
+        return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
+
+    async def block(self, owner_id: int) -> str:
+        """Return the owner's memory block as a new conversation would get it now."""
+        async with self._sessionmaker.begin() as session:
+            return await owner_block(session, owner_id, self.block_budget)
 
     async def history(self, owner_id: int, memory_id: str) -> list[MemoryVersionItem]:
         """Return every version of one of the owner's memories, oldest first."""
@@ -215,20 +203,19 @@ class MemoryStore:
         """Bring back a soft-deleted memory of this owner."""
         async with memory_change(self._sessionmaker, owner_id) as session:
             memory, current = await load_with_current(session, owner_id, memory_id, active=False)
-            if memory.deleted_at is None:
-                raise MemoryNotDeleted(memory_id)
-            memory.deleted_at = None
-            return item_of(memory, current)
+            if memory.deleted_at is not None:
+                await bring_back(session, memory, current)
+                return item_of(memory, current)
+        raise MemoryNotDeleted(memory_id)
 
     async def clear(self, owner_id: int) -> int:
         """Soft-delete every active memory of this owner; return how many."""
+        active = (Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
         async with memory_change(self._sessionmaker, owner_id) as session:
-            result = await session.execute(
-                update(Memory)
-                .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
-                .values(deleted_at=utcnow())
-            )
-            return result.rowcount
+            ids = (await session.scalars(select(Memory.id).where(*active))).all()
+            await session.execute(update(Memory).where(*active).values(deleted_at=utcnow()))
+            await unindex(session, ids)
+            return len(ids)
 
     async def export(self, owner_id: int) -> list[MemoryRecord]:
         """Return every memory of this owner, deleted ones too, with all their versions."""

@@ -13,8 +13,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from memory.block import render_memory_block
+from memory.items import MemoryItem
 from memory.models import StoredMemoryBlock, utcnow
-from memory.queries import load_active_memories, lock_owner_memories
+from memory.queries import block_ids, count_active, load_items, lock_owner_memories
+from memory.tokens import count_tokens
+
+# A memory line starts so, and its id follows: how the block says which memories it holds.
+LINE_START = "- [id:"
 
 
 @functools.cache
@@ -38,14 +43,34 @@ def _drop_statement() -> Delete:
     return delete(StoredMemoryBlock).where(StoredMemoryBlock.owner_id == bindparam("owner"))
 
 
-async def owner_block(session: AsyncSession, owner_id: int) -> str:
+def fitted_block(chosen: list[MemoryItem], active: int, budget: int) -> str:
+    """Render the chosen memories, dropping the last chosen while the block is over budget."""
+    chosen = list(chosen)
+    while True:
+        block = render_memory_block(chosen, archived=active - len(chosen))
+        # Stored counts make this a formality; the budget holds even if they were off.
+        if not chosen or count_tokens(block) <= budget:
+            return block
+        chosen.pop()
+
+
+def ids_in(block: str) -> list[str]:
+    """Return the ids of the memories a rendered block holds."""
+    start = len(LINE_START)
+    return [line[start : start + 8] for line in block.splitlines() if line.startswith(LINE_START)]
+
+
+async def owner_block(session: AsyncSession, owner_id: int, budget: int) -> str:
     """Return the owner's memory block: the stored one, or a new rendering that is then stored."""
     connection = await session.connection()
     stored = (await connection.execute(_stored_statement(), {"owner": owner_id})).scalar()
     if stored is not None:
         return stored
     await lock_owner_memories(session, owner_id, shared=True)
-    block = render_memory_block(await load_active_memories(session, owner_id))
+    chosen = await block_ids(session, owner_id, budget)
+    by_id = {item.id: item for item in await load_items(session, owner_id, chosen)}
+    active = await count_active(session, owner_id)
+    block = fitted_block([by_id[memory_id] for memory_id in chosen], active, budget)
     await connection.execute(
         _store_statement(connection.dialect.name),
         {"owner_id": owner_id, "block": block, "rendered_at": utcnow()},

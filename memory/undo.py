@@ -16,7 +16,9 @@ from memory.items import (
 )
 from memory.models import Memory, MemoryChangeRecord, MemoryVersion, utcnow
 from memory.queries import item_of, load_with_current, lock_memory
+from memory.search_index import index_items, unindex
 from memory.stored_block import memory_change
+from memory.writes import bring_back, new_version
 
 
 async def record_change(
@@ -79,7 +81,7 @@ async def _revert(
     if kind is ChangeKind.FORGOTTEN:
         if memory.deleted_at is None:
             raise CannotUndo(UndoRefusal.RESTORED)
-        memory.deleted_at = None
+        await bring_back(session, memory, current)
         return item_of(memory, current)
     if memory.deleted_at is not None:
         raise CannotUndo(UndoRefusal.DELETED)
@@ -88,15 +90,14 @@ async def _revert(
         raise CannotUndo(UndoRefusal.CHANGED)
     if kind is ChangeKind.ADDED:
         memory.deleted_at = now
+        await unindex(session, [memory.id])
         return item_of(memory, current)
-    restored = MemoryVersion(
-        memory_id=memory.id,
-        version_number=current.version_number + 1,
-        content=await _previous_content(session, memory.id, change.version_number),
-        created_at=now,
-    )
+    previous = await _previous_content(session, memory.id, change.version_number)
+    restored = new_version(memory, current.version_number + 1, previous, None)
     session.add(restored)
-    return item_of(memory, restored)
+    after = item_of(memory, restored)
+    await index_items(session, [after])
+    return after
 
 
 class UndoLog:

@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from bot.migrations import alembic_config, upgrade_database_async
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
+from memory.models import is_search_object
 from memory.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,9 +30,12 @@ def _schema(connection) -> dict:
     """Describe every table in engine-neutral terms: columns, keys, constraints, indexes."""
     inspector = inspect(connection)
     schema = {}
-    for table in sorted(inspector.get_table_names()):
+    # The full-text indexes are an FTS5 table on one engine and a tsvector on the other.
+    for table in sorted(t for t in inspector.get_table_names() if not is_search_object(t)):
         columns = {}
         for column in inspector.get_columns(table):
+            if is_search_object(column["name"]):
+                continue
             generic = column["type"].as_generic()
             columns[column["name"]] = (
                 type(generic).__name__,
@@ -61,7 +65,7 @@ def _schema(connection) -> dict:
                 (ix["name"], tuple(ix["column_names"]), bool(ix["unique"]))
                 for ix in inspector.get_indexes(table)
                 # Postgres also lists the index behind each unique constraint.
-                if not ix.get("duplicates_constraint")
+                if not ix.get("duplicates_constraint") and not is_search_object(ix["name"])
             ),
         }
     return schema

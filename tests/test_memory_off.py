@@ -46,5 +46,7 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
         "add_to_memory",
         "update_memory",
         "forget_memory",
+        "search_memory",
+        "search_conversations",
     ]
     assert tea.id in harness.system_block()

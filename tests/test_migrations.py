@@ -5,11 +5,17 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 import bot.conversations.models  # noqa: F401
-from memory.models import Base
+from memory.models import Base, is_search_object
 
 
 def _diff(connection):
-    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    context = MigrationContext.configure(
+        connection,
+        opts={
+            "compare_type": True,
+            "include_name": lambda name, kind, parent: not is_search_object(name),
+        },
+    )
     return compare_metadata(context, Base.metadata)
 
 

@@ -2,6 +2,7 @@
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
 from typing import Any
 
 from anthropic import AsyncAnthropic
@@ -14,7 +15,7 @@ from memory.budget import MemoryFull
 from memory.items import MemoryChange
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
-from memory.tools import ToolContext, run_tool, tool_definitions
+from memory.tools import MEMORY_TOOLS, PastConversations, ToolContext, run_tool, tool_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -25,12 +26,13 @@ TOOL_LIMIT_NOTE = "(I stopped after too many memory operations in one turn.)"
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """How the loop calls the model, and the memory budget its tools keep."""
+    """How the loop calls the model, and what its tools need to know."""
 
     model: str
     max_tokens: int
     max_tool_rounds: int
-    memory_token_budget: int
+    memory_limit: int
+    zone: tzinfo = UTC
 
 
 @dataclass
@@ -85,13 +87,15 @@ class Agent:
         conversations: ConversationStore,
         store: MemoryStore,
         switch: MemorySwitch,
+        past: PastConversations,
     ):
         self._client = client
         self._config = config
-        self._tools = tool_definitions()
+        self._tools = tool_definitions(MEMORY_TOOLS)
         self._conversations = conversations
         self._store = store
         self._switch = switch
+        self._past = past
 
     async def run(self, snapshot: Snapshot) -> Answer:
         """Answer the conversation's newest user turn, storing every step as it happens."""
@@ -103,14 +107,14 @@ class Agent:
             out_of_rounds = round_number == self._config.max_tool_rounds
             message = await self._call(conversation, turns, tools, force_answer=out_of_rounds)
             if content := stored_content(message):
-                stored = await self._conversations.append(conversation.id, "assistant", content)
+                stored = await self._conversations.append(conversation, "assistant", content)
                 turns.append(stored)
             if text := reply_text(message):
                 texts.append(text)
             if message.stop_reason != "tool_use" or out_of_rounds:
                 break
             results = await self._run_tools(conversation, message, answer.changes)
-            turns.append(await self._conversations.append(conversation.id, "user", results))
+            turns.append(await self._conversations.append(conversation, "user", results))
         if note := closing_note(message, out_of_rounds, bool(texts)):
             texts.append(note)
         answer.text = "\n\n".join(texts)
@@ -128,13 +132,15 @@ class Agent:
             self._switch,
             conversation.owner_id,
             conversation.id,
-            self._config.memory_token_budget,
+            memory_limit=self._config.memory_limit,
+            zone=self._config.zone,
+            conversations=self._past,
         )
         results = []
         for block in message.content:
             if block.type != "tool_use":
                 continue
-            outcome = await run_tool(ctx, block.name, block.input)
+            outcome = await run_tool(ctx, block.name, block.input, MEMORY_TOOLS)
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal) is not None:
                 changes.append(change)

@@ -3,6 +3,7 @@
 import json
 from typing import Any
 
+from memory.search_terms import index_text
 from memory.tokens import count_tokens
 
 
@@ -26,3 +27,16 @@ def content_tokens(content: list[dict[str, Any]]) -> int:
 def is_tool_result(content: list[dict[str, Any]]) -> bool:
     """Tell whether a user turn carries tool results rather than the user's own words."""
     return any(block.get("type") == "tool_result" for block in content)
+
+
+def turn_words(role: str, content: list[dict[str, Any]]) -> str:
+    """Return what a turn said in words, without the time line a user's turn opens with."""
+    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+    if role == "user" and texts:
+        texts[0] = texts[0].partition("\n")[2]
+    return " ".join(texts)
+
+
+def search_text(role: str, content: list[dict[str, Any]]) -> str | None:
+    """Return a turn's words as the conversation index holds them, or None if it has none."""
+    return index_text(turn_words(role, content)) or None

@@ -4,12 +4,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations import statements
-from bot.conversations.content import content_tokens
+from bot.conversations.content import content_tokens, search_text
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.snapshot import (
     ChatThread,
@@ -20,8 +20,10 @@ from bot.conversations.snapshot import (
     StoredTurn,
     Unanswered,
 )
+from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.models import utcnow
 from memory.owners import move_owner
+from memory.search_terms import owner_token
 from memory.stored_block import owner_block
 from memory.switch import load_memory_enabled, memory_enabled_expression
 
@@ -30,9 +32,9 @@ NO_REF = MessageRef()
 RECOVERY_WINDOW = timedelta(minutes=15)
 
 
-async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool) -> str:
+async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool, budget: int) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
-    return await owner_block(session, owner_id) if memory_on else ""
+    return await owner_block(session, owner_id, budget) if memory_on else ""
 
 
 async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list[StoredTurn]:
@@ -45,19 +47,23 @@ async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list
 
 async def _insert_turn(
     connection: AsyncConnection,
-    conversation_id: int,
+    conversation: ConversationState,
     role: str,
     content: list[dict[str, Any]],
     tokens: int,
     ref: MessageRef,
     now: datetime,
 ) -> StoredTurn:
-    """Insert one turn with its token count and return it."""
+    """Insert one turn with its token count and search text, and return it."""
+    words = search_text(role, content)
     values = {
-        "conversation_id": conversation_id,
+        "conversation_id": conversation.id,
         "role": role,
         "content": content,
         "tokens": tokens,
+        # The index keeps itself in step (a trigger, or a generated column).
+        "search_owner": owner_token(conversation.owner_id) if words else None,
+        "search_text": words,
         "update_id": ref.update_id,
         "message_key": ref.message_key,
         "sender_id": ref.sender_id,
@@ -75,10 +81,12 @@ class ConversationStore:
         sessionmaker: async_sessionmaker[AsyncSession],
         idle_timeout: timedelta,
         clock: Callable[[], datetime] = utcnow,
+        block_budget: int = DEFAULT_TOKEN_BUDGET,
     ):
         self._sessionmaker = sessionmaker
         self._idle_timeout = idle_timeout
         self._clock = clock
+        self._block_budget = block_budget
 
     async def store_user_message(
         self,
@@ -101,7 +109,7 @@ class ConversationStore:
                 if snapshot is None:
                     snapshot = await self._start(session, place, owner_id, now)
                 turn = await _insert_turn(
-                    connection, snapshot.conversation.id, "user", content, tokens, ref, now
+                    connection, snapshot.conversation, "user", content, tokens, ref, now
                 )
                 snapshot.turns.append(turn)
         except IntegrityError:
@@ -139,7 +147,7 @@ class ConversationStore:
             {"chat": place.chat_id, "thread": place.thread_id, "now": now},
         )
         memory_on = await load_memory_enabled(session, owner_id)
-        block = await _memory_block(session, owner_id, memory_on)
+        block = await _memory_block(session, owner_id, memory_on, self._block_budget)
         values = {
             "chat_id": place.chat_id,
             "thread_id": place.thread_id,
@@ -173,14 +181,14 @@ class ConversationStore:
             return result.rowcount > 0
 
     async def append(
-        self, conversation_id: int, role: str, content: list[dict[str, Any]]
+        self, conversation: ConversationState, role: str, content: list[dict[str, Any]]
     ) -> StoredTurn:
         """Store one turn of the model's side of the exchange and return it."""
         tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:
             return await _insert_turn(
                 await session.connection(),
-                conversation_id,
+                conversation,
                 role,
                 content,
                 tokens,
@@ -238,6 +246,16 @@ class ConversationStore:
         now = self._clock()
         async with self._sessionmaker.begin() as session:
             moved = await move_owner(session, old_chat_id, new_chat_id)
+            await session.execute(
+                update(Turn)
+                .where(
+                    Turn.conversation_id.in_(
+                        select(Conversation.id).where(Conversation.chat_id == old_chat_id)
+                    ),
+                    Turn.search_owner.is_not(None),
+                )
+                .values(search_owner=owner_token(new_chat_id))
+            )
             already_open = await session.scalar(
                 select(Conversation.id).where(
                     Conversation.chat_id == new_chat_id, Conversation.ended_at.is_(None)
@@ -251,11 +269,25 @@ class ConversationStore:
             )
         return moved
 
+    async def forget_before(self, cutoff: datetime) -> int:
+        """Delete conversations quiet since before cutoff, with their turns; return how many.
+
+        Memories are never touched: they belong to the owner, not to a conversation.
+        """
+        old = select(Conversation.id).where(Conversation.last_activity_at < cutoff)
+        async with self._sessionmaker.begin() as session:
+            # Turns first, so every index (and its triggers) sees each one go.
+            await session.execute(delete(Turn).where(Turn.conversation_id.in_(old)))
+            result = await session.execute(
+                delete(Conversation).where(Conversation.last_activity_at < cutoff)
+            )
+            return result.rowcount
+
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""
         async with self._sessionmaker.begin() as session:
             memory_on = await load_memory_enabled(session, owner_id)
-            block = await _memory_block(session, owner_id, memory_on)
+            block = await _memory_block(session, owner_id, memory_on, self._block_budget)
             await session.execute(
                 update(Conversation)
                 .where(Conversation.owner_id == owner_id, Conversation.ended_at.is_(None))

@@ -27,6 +27,15 @@ class DeleteFromPage:
 
 
 @dataclass(frozen=True)
+class PinFromPage:
+    """Pin a memory from a page (or unpin it), then show that page again."""
+
+    memory_id: str
+    page: int
+    pinned: bool
+
+
+@dataclass(frozen=True)
 class AnswerClear:
     """Confirm or cancel forgetting everything."""
 
@@ -40,10 +49,11 @@ class Undo:
     change_id: int
 
 
-Action = ShowPage | DeleteFromPage | AnswerClear | Undo
+Action = ShowPage | DeleteFromPage | PinFromPage | AnswerClear | Undo
 
 _SHOW_PAGE = re.compile(r"m:p:([1-9][0-9]{0,5})")
 _DELETE = re.compile(rf"m:d:({ID_REGEX}):([1-9][0-9]{{0,5}})")
+_PIN = re.compile(rf"m:([+-]):({ID_REGEX}):([1-9][0-9]{{0,5}})")
 _CLEAR = re.compile(r"m:c:([yn])")
 _UNDO = re.compile(r"u:([1-9][0-9]{0,17})")
 
@@ -55,6 +65,8 @@ def encode(action: Action) -> str:
             data = f"m:p:{page}"
         case DeleteFromPage(memory_id, page):
             data = f"m:d:{memory_id}:{page}"
+        case PinFromPage(memory_id, page, pinned):
+            data = f"m:{'+' if pinned else '-'}:{memory_id}:{page}"
         case AnswerClear(confirmed):
             data = f"m:c:{'y' if confirmed else 'n'}"
         case Undo(change_id):
@@ -71,6 +83,8 @@ def parse_callback(data: str | None) -> Action | None:
         return ShowPage(int(match[1]))
     if match := _DELETE.fullmatch(data):
         return DeleteFromPage(match[1], int(match[2]))
+    if match := _PIN.fullmatch(data):
+        return PinFromPage(match[2], int(match[3]), match[1] == "+")
     if match := _CLEAR.fullmatch(data):
         return AnswerClear(match[1] == "y")
     if match := _UNDO.fullmatch(data):

@@ -3,13 +3,15 @@
 import asyncio
 import logging
 import signal
+from datetime import timedelta
 
-from telegram.ext import Application
+from telegram.ext import Application, CallbackContext
 
 from bot.conversations.snapshot import ConversationState, Unanswered
 from bot.telegram.context import Services
 from bot.telegram.delivery import deliver_answer
 from bot.telegram.processing import PerChatUpdateProcessor
+from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +56,15 @@ async def answer_unanswered(application: Application) -> None:
                 conversation.id,
                 exc_info=result,
             )
+
+
+async def forget_old_conversations(context: CallbackContext) -> None:
+    """Delete conversations older than CONVERSATION_RETENTION_DAYS; memories stay."""
+    services: Services = context.application.bot_data["services"]
+    days = services.settings.conversation_retention_days
+    deleted = await services.conversations.forget_before(utcnow() - timedelta(days=days))
+    if deleted:
+        logger.info("deleted %d conversation(s) older than %d days", deleted, days)
 
 
 async def stop_gracefully(application: Application, grace_seconds: float) -> None:

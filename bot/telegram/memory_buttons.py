@@ -6,8 +6,15 @@ from telegram import MaybeInaccessibleMessage, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
-from bot.telegram import texts
-from bot.telegram.callbacks import AnswerClear, DeleteFromPage, ShowPage, Undo, parse_callback
+from bot.telegram import memory_texts as texts
+from bot.telegram.callbacks import (
+    AnswerClear,
+    DeleteFromPage,
+    PinFromPage,
+    ShowPage,
+    Undo,
+    parse_callback,
+)
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import markup, send_view
 from bot.telegram.handlers import say
@@ -66,6 +73,19 @@ async def delete_button(update: Update, context: BotContext, action: DeleteFromP
     await _edit(update, context, await page_view(update, context, action.page))
 
 
+async def pin_button(update: Update, context: BotContext, action: PinFromPage) -> None:
+    """Pin or unpin the memory of a page's button, then refresh the page."""
+    query = update.callback_query
+    control = context.services.memory_control
+    try:
+        item = await control.pin(owner_id(update), action.memory_id, action.pinned)
+    except MemoryNotFound:
+        await query.answer(texts.MEMORY_GONE, show_alert=True)
+    else:
+        await query.answer(texts.PINNED_ALERT if item.pinned else texts.UNPINNED_ALERT)
+    await _edit(update, context, await page_view(update, context, action.page))
+
+
 async def clear_answer(update: Update, context: BotContext, action: AnswerClear) -> None:
     """Forget everything on Yes, or nothing on Cancel, and say which."""
     await update.callback_query.answer()
@@ -98,6 +118,7 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
 BUTTONS = {
     ShowPage: show_page,
     DeleteFromPage: delete_button,
+    PinFromPage: pin_button,
     AnswerClear: clear_answer,
     Undo: undo_button,
 }

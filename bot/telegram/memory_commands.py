@@ -3,7 +3,7 @@
 from telegram import InputFile, Update
 from telegram.constants import ParseMode
 
-from bot.telegram import texts
+from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
@@ -30,8 +30,7 @@ async def _memory_id(update: Update, context: BotContext, subcommand: str) -> st
 
 async def page_view(update: Update, context: BotContext, page: int) -> View:
     """Render a page of the owner's memories as they are now."""
-    overview = await context.services.memory_control.overview(owner_id(update))
-    return memory_page(overview.items, overview.usage, overview.enabled, page)
+    return memory_page(await context.services.memory_control.overview(owner_id(update)), page)
 
 
 # A subcommand given an unknown id raises MemoryNotFound; memory_command answers it.
@@ -64,6 +63,22 @@ async def restore_memory(update: Update, context: BotContext) -> None:
         await say(update, context, texts.not_deleted(memory_id))
     else:
         await say(update, context, texts.restored(item))
+
+
+async def pin_memory(update: Update, context: BotContext) -> None:
+    """Keep a memory in the prompt before unpinned ones."""
+    if (memory_id := await _memory_id(update, context, "pin")) is None:
+        return
+    item = await context.services.memory_control.pin(owner_id(update), memory_id, True)
+    await say(update, context, texts.pinned(item))
+
+
+async def unpin_memory(update: Update, context: BotContext) -> None:
+    """Let a pinned memory take its turn with the others again."""
+    if (memory_id := await _memory_id(update, context, "unpin")) is None:
+        return
+    item = await context.services.memory_control.pin(owner_id(update), memory_id, False)
+    await say(update, context, texts.unpinned(item))
 
 
 async def memory_history(update: Update, context: BotContext) -> None:
@@ -135,6 +150,8 @@ SUBCOMMANDS = {
     "delete": (delete_memory, None),
     "restore": (restore_memory, None),
     "history": (memory_history, None),
+    "pin": (pin_memory, None),
+    "unpin": (unpin_memory, None),
     "search": (search_memories, None),
     "clear": (clear_memories, 0),
     "export": (export_memories, 0),

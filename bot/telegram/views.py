@@ -3,10 +3,18 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.telegram import texts
-from bot.telegram.callbacks import AnswerClear, DeleteFromPage, ShowPage, Undo, encode
+from bot.telegram import memory_texts as texts
+from bot.telegram.callbacks import (
+    AnswerClear,
+    DeleteFromPage,
+    PinFromPage,
+    ShowPage,
+    Undo,
+    encode,
+)
 from bot.telegram.format import utf16_len
-from memory.budget import MemoryFull, MemoryUsage
+from memory.budget import MemoryFull
+from memory.control import MemoryOverview
 from memory.items import ChangeKind, MemoryChange, MemoryItem
 
 MAX_PER_PAGE = 10
@@ -41,7 +49,7 @@ def paginate(items: Sequence[MemoryItem]) -> list[list[MemoryItem]]:
     used = 0
     for item in items:
         # HTML is never shorter than the text Telegram counts, so this bound is safe.
-        cost = utf16_len(texts.memory_line(item)) + HEADING_UNITS
+        cost = utf16_len(texts.memory_line(item, archived=True)) + HEADING_UNITS
         if current and (len(current) == MAX_PER_PAGE or used + cost > MAX_PAGE_UNITS):
             pages.append(current)
             current, used = [], 0
@@ -52,22 +60,25 @@ def paginate(items: Sequence[MemoryItem]) -> list[list[MemoryItem]]:
     return pages
 
 
-def memory_page(items: Sequence[MemoryItem], usage: MemoryUsage, enabled: bool, page: int) -> View:
+def memory_page(overview: MemoryOverview, page: int) -> View:
     """Render one page of the memory list (the last one if page is past it), with buttons."""
-    if not items:
-        return View(texts.memory_empty(usage, enabled))
-    pages = paginate(items)
+    if not overview.items:
+        return View(texts.memory_empty(overview.usage, overview.enabled))
+    pages = paginate(overview.items)
     page = min(max(page, 1), len(pages))
     shown = pages[page - 1]
     text = "\n\n".join(
         [
-            texts.memory_state(usage, enabled),
-            texts.memory_sections(shown),
+            texts.memory_state(overview.usage, overview.enabled),
+            texts.memory_sections(shown, overview.in_block),
             texts.memory_page_footer(page, len(pages)),
         ]
     )
     rows = [
-        (Button(texts.delete_button(item), encode(DeleteFromPage(item.id, page))),)
+        (
+            Button(texts.delete_button(item), encode(DeleteFromPage(item.id, page))),
+            Button(texts.pin_button(item), encode(PinFromPage(item.id, page, not item.pinned))),
+        )
         for item in shown
     ]
     nav = []

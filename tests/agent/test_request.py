@@ -2,7 +2,7 @@
 
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.agent.request import build_request, normalize_history
-from memory.tools import tool_definitions
+from memory.tools import MEMORY_TOOLS, tool_definitions
 
 
 def text(role, value):
@@ -13,7 +13,7 @@ def request(turns, summary=None, **kwargs):
     return build_request(
         model="m",
         max_tokens=100,
-        tools=tool_definitions(),
+        tools=tool_definitions(MEMORY_TOOLS),
         memory_block="## Your Memory\n\nblock",
         summary=summary,
         turns=turns,
@@ -34,7 +34,7 @@ def test_layout_and_cache_breakpoints():
     assert [m["role"] for m in req["messages"]] == ["user", "assistant", "user"]
     assert req["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert len(cache_marked(req)) == 2
-    assert req["tools"] == tool_definitions()
+    assert req["tools"] == tool_definitions(MEMORY_TOOLS)
     assert "tool_choice" not in req
 
 

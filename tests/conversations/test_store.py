@@ -107,7 +107,7 @@ async def test_a_redelivered_first_message_leaves_no_empty_conversation(sessionm
 async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
     conversations = ConversationStore(sessionmaker, timedelta(hours=2))
     first = await conversations.store_user_message(ChatThread(1), 1, said("a b c"))
-    reply = await conversations.append(first.conversation.id, "assistant", said("d e"))
+    reply = await conversations.append(first.conversation, "assistant", said("d e"))
     assert [t.tokens for t in (await conversations.snapshot(first.conversation.id)).turns] == [3, 2]
     await conversations.compact(first.conversation.id, "summary", first.turns[0].id)
     assert (await conversations.snapshot(first.conversation.id)).turns == [reply]

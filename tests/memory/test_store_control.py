@@ -18,7 +18,7 @@ from memory.items import (
     UpdateMemory,
 )
 from memory.models import MemoryChangeRecord
-from memory.tools import ToolContext, run_tool
+from memory.tools import MEMORY_TOOLS, ToolContext, run_tool
 
 ALICE, BOB = 111, 222
 
@@ -245,7 +245,7 @@ async def test_a_change_and_its_undo_entry_commit_together(engine, store, switch
             ("forget_memory", {"memory_id": item.id}),
         ]
         for name, arguments in calls:
-            outcome = await run_tool(ctx, name, arguments)
+            outcome = await run_tool(ctx, name, arguments, MEMORY_TOOLS)
             assert outcome.is_error and "nothing was changed" in outcome.content
     finally:
         await run_sql(engine, JOURNAL_UP[dialect])

@@ -17,7 +17,7 @@ ALICE, BOB = 1, 2
 async def block_of(sessionmaker, owner_id: int) -> str:
     """Return the owner's block through the stored one, committing what it stores."""
     async with sessionmaker.begin() as session:
-        return await owner_block(session, owner_id)
+        return await owner_block(session, owner_id, 2000)
 
 
 async def stored_blocks(sessionmaker) -> int:
@@ -85,7 +85,7 @@ async def test_a_failed_change_keeps_the_block(sessionmaker, store):
 async def test_a_change_made_while_a_block_is_rendered_is_not_lost(sessionmaker, store):
     await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
     async with sessionmaker.begin() as rendering:
-        await owner_block(rendering, ALICE)  # rendered and stored, not yet committed
+        await owner_block(rendering, ALICE, 2000)  # rendered and stored, not yet committed
         change = asyncio.create_task(store.add(ALICE, "The user's sister is Jo", Category.PERSON))
         await asyncio.sleep(0.3)  # the change gets as far as it can meanwhile
     await change

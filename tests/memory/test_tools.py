@@ -3,15 +3,23 @@
 import re
 
 from memory.categories import Category
-from memory.tools import ToolContext, run_tool, tool_definitions
+from memory.tools import MEMORY_TOOLS, ToolContext, run_tool, tool_definitions
 
 ALICE, BOB = 111, 222
 
 
 def test_definitions_are_fixed_and_self_contained():
-    tools = tool_definitions()
-    assert [t["name"] for t in tools] == ["add_to_memory", "update_memory", "forget_memory"]
-    add, update, forget = (t["input_schema"] for t in tools)
+    tools = tool_definitions(MEMORY_TOOLS)
+    assert [t["name"] for t in tools] == [
+        "add_to_memory",
+        "update_memory",
+        "forget_memory",
+        "search_memory",
+        "search_conversations",
+    ]
+    add, update, forget, search, past = (t["input_schema"] for t in tools)
+    assert search["required"] == past["required"] == ["query"]
+    assert search["properties"]["query"]["maxLength"] == 300
     assert add["required"] == ["content", "category"]
     assert add["properties"]["category"]["enum"] == ["context", "person", "preference", "project"]
     assert add["properties"]["content"]["minLength"] == 5
@@ -19,7 +27,7 @@ def test_definitions_are_fixed_and_self_contained():
     assert update["required"] == ["memory_id", "content"]
     assert forget["required"] == ["memory_id"]
     assert "$defs" not in str(tools) and "$ref" not in str(tools)
-    assert tools == tool_definitions()
+    assert tools == tool_definitions(MEMORY_TOOLS)
 
 
 async def test_add_returns_the_new_id(store, switch):
@@ -27,6 +35,7 @@ async def test_add_returns_the_new_id(store, switch):
         ToolContext(store, switch, ALICE, 3),
         "add_to_memory",
         {"content": "  The user prefers Friday due dates ", "category": "preference"},
+        MEMORY_TOOLS,
     )
     assert not outcome.is_error
     memory_id = re.fullmatch(r"Saved as ([A-Za-z0-9]{8})", outcome.content).group(1)
@@ -44,6 +53,7 @@ async def test_add_with_existing_subject_points_to_update(store, switch):
         ToolContext(store, switch, ALICE),
         "add_to_memory",
         {"content": "Sarah is on the Design team", "category": "person", "subject": "sarah"},
+        MEMORY_TOOLS,
     )
     assert existing.id in outcome.content and "update_memory" in outcome.content
     assert outcome.change is None
@@ -56,6 +66,7 @@ async def test_an_existing_subject_matches_in_any_case_and_script(store, switch)
         ToolContext(store, switch, ALICE),
         "add_to_memory",
         {"content": "Émile lives in Lyon", "category": "person", "subject": "ÉMILE"},
+        MEMORY_TOOLS,
     )
     assert existing.id in outcome.content and outcome.change is None
     assert len(await store.list_active(ALICE)) == 1
@@ -67,6 +78,7 @@ async def test_update_reports_old_and_new(store, switch):
         ToolContext(store, switch, ALICE),
         "update_memory",
         {"memory_id": existing.id, "content": "Sarah is on the Design team"},
+        MEMORY_TOOLS,
     )
     assert not outcome.is_error
     assert existing.id in outcome.content
@@ -90,7 +102,7 @@ async def test_bad_input_is_an_error_result_and_writes_nothing(store, switch):
         ("delete_everything", {}),
     ]
     for name, tool_input in bad_calls:
-        outcome = await run_tool(ctx, name, tool_input)
+        outcome = await run_tool(ctx, name, tool_input, MEMORY_TOOLS)
         assert outcome.is_error, (name, tool_input)
         assert outcome.change is None
     assert await store.list_active(ALICE) == []
@@ -102,6 +114,7 @@ async def test_another_owners_id_is_unknown(store, switch):
         ToolContext(store, switch, BOB),
         "update_memory",
         {"memory_id": alices.id, "content": "Bob rewrote this"},
+        MEMORY_TOOLS,
     )
     assert outcome.is_error and "No memory" in outcome.content
     assert alices.content not in outcome.content
@@ -115,15 +128,15 @@ async def test_control_characters_in_a_tool_argument_are_a_tool_error_and_write_
     nul = {"content": "The user likes \x00tea", "category": "preference"}
     escape = {"content": "Alec is the boss", "category": "person", "subject": "A\x1b"}
     for arguments in (nul, escape):
-        outcome = await run_tool(ctx, "add_to_memory", arguments)
+        outcome = await run_tool(ctx, "add_to_memory", arguments, MEMORY_TOOLS)
         assert outcome.is_error and "control characters" in outcome.content, outcome.content
         assert outcome.change is None
     surrogate = {"content": "The user likes \ud800 tea", "category": "preference"}
-    assert (await run_tool(ctx, "add_to_memory", surrogate)).is_error
+    assert (await run_tool(ctx, "add_to_memory", surrogate, MEMORY_TOOLS)).is_error
     item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
     update = {"memory_id": item.id, "content": "The user likes\x00 black tea"}
-    assert (await run_tool(ctx, "update_memory", update)).is_error
+    assert (await run_tool(ctx, "update_memory", update, MEMORY_TOOLS)).is_error
     assert [(m.id, m.version) for m in await store.list_active(ALICE)] == [(item.id, 1)]
     # Tabs and newlines are plain text.
     fine = {"content": "The user likes:\n\tgreen tea", "category": "preference"}
-    assert not (await run_tool(ctx, "add_to_memory", fine)).is_error
+    assert not (await run_tool(ctx, "add_to_memory", fine, MEMORY_TOOLS)).is_error

@@ -33,8 +33,11 @@ async def test_delete_button_answers_like_the_command_and_refreshes_the_page(har
     assert last_answer(harness).get("show_alert") is not True
     refreshed = harness.tg.message(OWNER, page["message_id"])
     assert alec.id not in refreshed["text"] and tea.id in refreshed["text"]
-    assert "1 memory, about" in refreshed["text"]
-    assert buttons(refreshed) == [("Delete: The user likes green tea", f"m:d:{tea.id}:1")]
+    assert "1 memory, all in the prompt" in refreshed["text"]
+    assert buttons(refreshed) == [
+        ("Delete: The user likes green tea", f"m:d:{tea.id}:1"),
+        ("📌 Pin", f"m:+:{tea.id}:1"),
+    ]
     assert [m.id for m in await store.list_active(OWNER)] == [tea.id]
 
     await harness.say(OWNER, "who is my boss?")
@@ -53,7 +56,7 @@ async def test_prev_and_next_walk_every_page_in_one_message(harness):
         deletes = [data for label, data in buttons(current) if label.startswith("Delete")]
         seen += [data.split(":")[2] for data in deletes]
         assert all(data.endswith(f":{number}") for data in deletes)
-        labels = [label for label, _ in buttons(current) if not label.startswith("Delete")]
+        labels = [label for label, _ in buttons(current) if label.endswith(("»", "Prev"))]
         assert labels == {1: ["Next »"], 2: ["« Prev", "Next »"], 3: ["« Prev"]}[number]
         if number < 3:
             assert await press(harness, current, button(current, "Next")) == []

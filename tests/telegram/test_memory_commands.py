@@ -4,9 +4,8 @@ import json
 import re
 from datetime import UTC, datetime
 
-from memory.budget import usage_of
 from memory.categories import Category
-from memory.tokens import encoding
+from memory.tokens import count_tokens, encoding
 from tests.buttons import buttons, last_to
 from tests.harness import FRIEND, OWNER
 
@@ -18,13 +17,17 @@ async def test_memory_shows_count_budget_state_and_a_delete_button_each(harness)
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     [listing] = await harness.say(OWNER, "/memory")
-    tokens = usage_of([alec, tea], 2000).tokens
-    assert listing.startswith(f"What I remember: 2 memories, about {tokens} of 2000 tokens\n")
+    tokens = count_tokens(await harness.store.block(OWNER))
+    assert listing.startswith(
+        f"What I remember: 2 memories, all in the prompt ({tokens} of 2,000 tokens)\n"
+    )
     assert "Memory is on." in listing
     assert f"[{alec.id}] Alec is the user's boss (Alec)" in listing
     assert buttons(last_to(harness, OWNER)) == [
         ("Delete: Alec", f"m:d:{alec.id}:1"),
+        ("📌 Pin", f"m:+:{alec.id}:1"),
         ("Delete: The user likes green tea", f"m:d:{tea.id}:1"),
+        ("📌 Pin", f"m:+:{tea.id}:1"),
     ]
     assert harness.model.requests == []
 

@@ -1,0 +1,85 @@
+"""Search an owner's past conversations: the turns whose words match, newest first.
+
+SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
+keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
+Both only ever match rows carrying the owner's token, and the owner is checked again on
+the turns found.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.conversations.content import turn_words
+from bot.conversations.models import Conversation, Turn
+from memory.search_terms import excerpt, fts5_query, query_terms, tsquery
+
+# Matches asked for beyond the limit, for those of the conversation in progress to drop.
+SKIPPABLE = 20
+_SQLITE_MATCHES = (
+    "SELECT rowid FROM conversation_search WHERE conversation_search MATCH :query "
+    "ORDER BY rowid DESC LIMIT :limit"
+)
+_POSTGRES_MATCHES = (
+    "SELECT id FROM conversation_turns WHERE search_document @@ to_tsquery('simple', :query) "
+    "ORDER BY id DESC LIMIT :limit"
+)
+
+
+@dataclass(frozen=True)
+class TurnHit:
+    """A turn that matched: who said it, when, and the words around the match."""
+
+    turn_id: int
+    role: str
+    said_at: datetime
+    excerpt: str
+
+
+async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit: int) -> list[int]:
+    """Return the ids of the owner's turns that match, newest first."""
+    terms = query_terms(query)
+    if not terms:
+        return []
+    if (await session.connection()).dialect.name == "sqlite":
+        statement = _SQLITE_MATCHES
+        parameters = {"query": fts5_query(owner_id, terms, "search_owner"), "limit": limit}
+    else:
+        statement = _POSTGRES_MATCHES
+        parameters = {"query": tsquery(owner_id, terms), "limit": limit}
+    return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
+
+
+class ConversationSearch:
+    """Finds what was said in an owner's conversations, also long ago."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+        self._sessionmaker = sessionmaker
+
+    async def search(
+        self, owner_id: int, query: str, limit: int, *, skip_conversation: int | None = None
+    ) -> list[TurnHit]:
+        """Return the owner's turns matching the words, newest first, with an excerpt each.
+
+        The conversation in progress can be left out: its turns are in the model's context.
+        """
+        terms = query_terms(query)
+        async with self._sessionmaker() as session:
+            ids = await _matching_ids(session, owner_id, query, limit + SKIPPABLE)
+            rows = await session.execute(
+                select(Turn.id, Turn.role, Turn.content, Turn.created_at)
+                .join(Conversation, Conversation.id == Turn.conversation_id)
+                .where(
+                    Turn.id.in_(ids),
+                    Conversation.owner_id == owner_id,
+                    Conversation.id.is_distinct_from(skip_conversation),
+                )
+                .order_by(Turn.id.desc())
+                .limit(limit)
+            )
+            return [
+                TurnHit(turn_id, role, created_at, excerpt(turn_words(role, content), terms))
+                for turn_id, role, content, created_at in rows
+            ]

@@ -1,0 +1,119 @@
+"""The full-text index of memories: kept in step with each change, searched per owner.
+
+On SQLite an FTS5 table keyed by the memory id read as a base-62 number; on Postgres a
+table with a generated tsvector and a GIN index (migration 0006). Only active memories are
+indexed: a change adds, replaces or removes rows in the transaction that makes it.
+"""
+
+import string
+from collections.abc import Collection, Iterable
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from memory.items import MemoryItem
+from memory.search_terms import (
+    fts5_query,
+    index_text,
+    owner_token,
+    query_terms,
+    tsquery,
+    tsquery_terms,
+)
+
+_SQLITE_PUT = (
+    "INSERT OR REPLACE INTO agent_memory_search(rowid, owner, subject, content) "
+    "VALUES (:rowid, :owner, :subject, :content)"
+)
+_POSTGRES_PUT = (
+    "INSERT INTO agent_memory_search(memory_id, owner_id, subject, content) "
+    "VALUES (:memory_id, :owner_id, :subject, :content) ON CONFLICT (memory_id) DO UPDATE "
+    "SET owner_id = excluded.owner_id, subject = excluded.subject, content = excluded.content"
+)
+# bm25 weights per column (owner, subject, content): a subject match counts three times.
+_SQLITE_SEARCH = (
+    "SELECT rowid FROM agent_memory_search WHERE agent_memory_search MATCH :query "
+    "ORDER BY bm25(agent_memory_search, 0.0, 3.0, 1.0) LIMIT :limit"
+)
+# Ranked on the words alone; ts_rank's weights are {D, C, B, A}, each at most 1: a subject
+# (A) counts about three times a content word (B).
+_POSTGRES_SEARCH = (
+    "SELECT memory_id FROM agent_memory_search WHERE document @@ to_tsquery('simple', :query) "
+    "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, to_tsquery('simple', :terms)) DESC, "
+    "memory_id LIMIT :limit"
+)
+
+
+def id_number(memory_id: str) -> int:
+    """Return a memory id as a number (base 62), the key of its row in SQLite's index."""
+    number = 0
+    for char in memory_id:
+        number = number * 62 + _DIGITS[char]
+    return number
+
+
+def id_of_number(number: int) -> str:
+    """Return the memory id a number stands for."""
+    chars = []
+    for _ in range(8):
+        number, digit = divmod(number, 62)
+        chars.append(_ALPHABET62[digit])
+    return "".join(reversed(chars))
+
+
+# Migration 0006 keys the rows it indexes with the same digits in the same order.
+_ALPHABET62 = string.ascii_uppercase + string.ascii_lowercase + string.digits
+_DIGITS = {char: value for value, char in enumerate(_ALPHABET62)}
+
+
+async def _dialect(session: AsyncSession) -> str:
+    """Return the name of the session's database dialect."""
+    return (await session.connection()).dialect.name
+
+
+async def index_items(session: AsyncSession, items: Iterable[MemoryItem]) -> None:
+    """Add or replace memories in the index, in the caller's transaction."""
+    sqlite = await _dialect(session) == "sqlite"
+    rows = [
+        {
+            "subject": index_text(item.subject or ""),
+            "content": index_text(item.content),
+            **(
+                {"rowid": id_number(item.id), "owner": owner_token(item.owner_id)}
+                if sqlite
+                else {"memory_id": item.id, "owner_id": item.owner_id}
+            ),
+        }
+        for item in items
+    ]
+    if rows:
+        await session.execute(text(_SQLITE_PUT if sqlite else _POSTGRES_PUT), rows)
+
+
+async def unindex(session: AsyncSession, memory_ids: Collection[str]) -> None:
+    """Remove memories from the index, in the caller's transaction."""
+    if not memory_ids:
+        return
+    if await _dialect(session) == "sqlite":
+        rows = [{"rowid": id_number(memory_id)} for memory_id in memory_ids]
+        await session.execute(text("DELETE FROM agent_memory_search WHERE rowid = :rowid"), rows)
+    else:
+        rows = [{"memory_id": memory_id} for memory_id in memory_ids]
+        await session.execute(
+            text("DELETE FROM agent_memory_search WHERE memory_id = :memory_id"), rows
+        )
+
+
+async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: int) -> list[str]:
+    """Return the ids of the owner's active memories that match the query, best first."""
+    terms = query_terms(query)
+    if not terms:
+        return []
+    if await _dialect(session) == "sqlite":
+        found = await session.execute(
+            text(_SQLITE_SEARCH), {"query": fts5_query(owner_id, terms), "limit": limit}
+        )
+        return [id_of_number(rowid) for (rowid,) in found]
+    parameters = {"query": tsquery(owner_id, terms), "terms": tsquery_terms(terms)}
+    found = await session.execute(text(_POSTGRES_SEARCH), {**parameters, "limit": limit})
+    return [memory_id for (memory_id,) in found]

@@ -1,0 +1,98 @@
+"""What each memory tool takes, as pydantic models: the schema the model sees, and its checks."""
+
+from typing import Annotated
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
+
+from memory.categories import Category
+from memory.ids import ID_PATTERN
+from memory.items import normalize_subject
+from memory.text import storable
+
+MemoryContent = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=5, max_length=500),
+    AfterValidator(storable),
+    Field(
+        description=(
+            "The fact as one self-contained sentence in the third person, "
+            "e.g. 'Alec is the user's boss at TechCorp'. 5 to 500 characters."
+        )
+    ),
+]
+
+MemoryId = Annotated[
+    str,
+    Field(
+        pattern=ID_PATTERN.pattern,
+        description="The 8-character id shown as [id:...] in the memory block or a tool result.",
+    ),
+]
+
+SearchQuery = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=300),
+    AfterValidator(storable),
+    Field(description="A few words to look for, e.g. 'boss' or 'lease March'. Any language."),
+]
+
+
+class AddToMemoryArgs(BaseModel):
+    """Arguments of add_to_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: MemoryContent
+    category: Category = Field(
+        description=(
+            "person: someone in the user's life; preference: how the user likes things done; "
+            "context: facts about the user's life, work or situation; project: ongoing work."
+        )
+    )
+    subject: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Short key the memory is about: a person's or project's name ('Alec'), or for a "
+            "preference or context its topic in 1-3 words ('due dates'). One memory per "
+            "subject: if one exists, update it instead."
+        ),
+    )
+
+    @field_validator("subject")
+    @classmethod
+    def _blank_subject_is_none(cls, subject: str | None) -> str | None:
+        """Refuse control characters, fold the spacing; a blank subject is no subject."""
+        return normalize_subject(storable(subject) if subject else subject)
+
+
+class UpdateMemoryArgs(BaseModel):
+    """Arguments of update_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: MemoryId
+    content: MemoryContent
+
+
+class ForgetMemoryArgs(BaseModel):
+    """Arguments of forget_memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: MemoryId
+
+
+class SearchArgs(BaseModel):
+    """Arguments of search_memory and search_conversations."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: SearchQuery

@@ -1,0 +1,151 @@
+"""What a tool is (data: name, description, schema; plus one function) and how a call is run."""
+
+import copy
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+
+from memory.budget import DEFAULT_MEMORY_LIMIT, MemoryFull
+from memory.items import MemoryChange
+from memory.store import MemoryStore
+from memory.switch import MemorySwitch
+
+logger = logging.getLogger(__name__)
+
+
+class FoundTurn(Protocol):
+    """A past message search_conversations found: who said it, when, and its words."""
+
+    role: str
+    said_at: datetime
+    excerpt: str
+
+
+class PastConversations(Protocol):
+    """Where search_conversations looks: the owner's stored conversations."""
+
+    async def search(
+        self, owner_id: int, query: str, limit: int, *, skip_conversation: int | None = None
+    ) -> Sequence[FoundTurn]:
+        """Return the owner's turns matching the words, newest first, not from one."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call returns to the model, and what it changed or refused."""
+
+    content: str
+    is_error: bool = False
+    change: MemoryChange | None = None
+    refusal: MemoryFull | None = None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who a tool call acts for, and what it acts on."""
+
+    store: MemoryStore
+    switch: MemorySwitch
+    owner_id: int
+    conversation_id: int | None = None
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+    zone: tzinfo = UTC
+    conversations: PastConversations | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    run: Callable[[ToolContext, Any], Awaitable[ToolOutcome]]
+
+    def definition(self) -> dict[str, Any]:
+        """Return the tool as the Messages API expects it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": json_schema(self.args_model),
+        }
+
+
+@functools.cache
+def _definition(tool: Tool) -> dict[str, Any]:
+    """Build a tool's definition once; generating the schemas costs milliseconds per turn."""
+    return tool.definition()
+
+
+def tool_definitions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    """Return the tool definitions in their fixed order, as copies the caller may change."""
+    return [copy.deepcopy(_definition(tool)) for tool in tools]
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Return the model's JSON schema, self-contained and without titles."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+                merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+                return inline(merged)
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)
+
+
+def _describe_validation_error(error: ValidationError) -> str:
+    """Turn a validation error into one sentence per problem."""
+    problems = []
+    for detail in error.errors():
+        where = ".".join(str(part) for part in detail["loc"]) or "input"
+        problems.append(f"{where}: {detail['msg']}")
+    return "; ".join(problems)
+
+
+async def run_tool(
+    ctx: ToolContext, name: str, tool_input: Any, tools: Sequence[Tool]
+) -> ToolOutcome:
+    """Validate and run one tool call; problems come back as error results, never raise."""
+    tool = next((t for t in tools if t.name == name), None)
+    if tool is None:
+        known = ", ".join(t.name for t in tools)
+        return ToolOutcome(f"Unknown tool '{name}'. Available tools: {known}.", is_error=True)
+    if not await ctx.switch.is_on(ctx.owner_id):
+        # Normally no tools are offered then; a stale or stubborn call still reads nothing.
+        return ToolOutcome(
+            "Memory is turned off by the user (/memory off): nothing was read or written. "
+            "Answer without memory and do not call memory tools.",
+            is_error=True,
+        )
+    try:
+        args = tool.args_model.model_validate(tool_input)
+    except ValidationError as error:
+        return ToolOutcome(
+            f"Invalid input for {name}: {_describe_validation_error(error)}. "
+            "Nothing was saved; fix the arguments and call the tool again.",
+            is_error=True,
+        )
+    try:
+        return await tool.run(ctx, args)
+    except SQLAlchemyError:
+        # The write and its undo entry roll back together, so nothing half-done remains.
+        logger.exception("memory tool %s failed in the database", name)
+        return ToolOutcome(
+            f"{name} failed: the memory database had an error, so nothing was changed. "
+            "Tell the user memory is unavailable right now; do not retry in this turn.",
+            is_error=True,
+        )

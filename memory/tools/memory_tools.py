@@ -1,0 +1,94 @@
+"""The model's memory tools: save, change, forget, and search memories and past conversations."""
+
+from memory.budget import MemoryFull
+from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
+from memory.stored_block import ids_in
+from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
+from memory.tools.base import Tool, ToolContext, ToolOutcome
+from memory.tools.texts import (
+    ADD_DESCRIPTION,
+    FORGET_DESCRIPTION,
+    SEARCH_CONVERSATIONS_DESCRIPTION,
+    SEARCH_MEMORY_DESCRIPTION,
+    UPDATE_DESCRIPTION,
+    archived_note,
+    found_memories,
+    found_turns,
+    memory_full,
+    not_found,
+    same_subject,
+)
+
+SEARCH_RESULTS = 10
+
+
+async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
+    """Save a new memory unless one with the same subject exists or the cap is reached."""
+    if args.subject:
+        existing = await ctx.store.find_subject(ctx.owner_id, args.subject)
+        if existing is not None:
+            return ToolOutcome(same_subject(existing))
+    count = await ctx.store.count_active(ctx.owner_id)
+    if count >= ctx.memory_limit:
+        refusal = MemoryFull(args.content, count, ctx.memory_limit)
+        return ToolOutcome(memory_full(refusal), is_error=True, refusal=refusal)
+    edit = AddMemory(args.content, args.category, args.subject)
+    change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+    return ToolOutcome(f"Saved as {change.item.id}{archived_note(change)}", change=change)
+
+
+async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
+    """Append a new version to an existing memory."""
+    edit = UpdateMemory(args.memory_id, args.content)
+    try:
+        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+    except MemoryNotFound:
+        return ToolOutcome(not_found(args.memory_id, "or call add_to_memory"), is_error=True)
+    before, after = change.previous, change.item
+    return ToolOutcome(
+        f"Updated {after.id} (version {after.version}). "
+        f"Old: '{before.content}'. New: '{after.content}'{archived_note(change)}.",
+        change=change,
+    )
+
+
+async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome:
+    """Soft-delete a memory; the user can undo it or restore it."""
+    edit = ForgetMemory(args.memory_id)
+    try:
+        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+    except MemoryNotFound:
+        return ToolOutcome(not_found(args.memory_id), is_error=True)
+    item = change.item
+    return ToolOutcome(
+        f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat.",
+        change=change,
+    )
+
+
+async def search_memory(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
+    """Find the owner's memories, in the block or archived, best first."""
+    found: list[MemoryItem] = await ctx.store.search(ctx.owner_id, args.query, SEARCH_RESULTS)
+    in_block = set(ids_in(await ctx.store.block(ctx.owner_id))) if found else set()
+    return ToolOutcome(found_memories(args.query, found, in_block, ctx.zone))
+
+
+async def search_conversations(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
+    """Find what was said in the owner's earlier conversations, newest first."""
+    if ctx.conversations is None:
+        return ToolOutcome("Past conversations cannot be searched here.", is_error=True)
+    hits = await ctx.conversations.search(
+        ctx.owner_id, args.query, SEARCH_RESULTS, skip_conversation=ctx.conversation_id
+    )
+    return ToolOutcome(found_turns(args.query, hits, ctx.zone))
+
+
+MEMORY_TOOLS: tuple[Tool, ...] = (
+    Tool("add_to_memory", ADD_DESCRIPTION, AddToMemoryArgs, add_to_memory),
+    Tool("update_memory", UPDATE_DESCRIPTION, UpdateMemoryArgs, update_memory),
+    Tool("forget_memory", FORGET_DESCRIPTION, ForgetMemoryArgs, forget_memory),
+    Tool("search_memory", SEARCH_MEMORY_DESCRIPTION, SearchArgs, search_memory),
+    Tool(
+        "search_conversations", SEARCH_CONVERSATIONS_DESCRIPTION, SearchArgs, search_conversations
+    ),
+)

@@ -1,0 +1,107 @@
+"""The edits a store makes inside a transaction: each keeps counts, keys and the index in step."""
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from memory.block import line_tokens
+from memory.categories import Category
+from memory.ids import new_memory_id
+from memory.items import (
+    AddMemory,
+    ChangeKind,
+    Edit,
+    ForgetMemory,
+    MemoryChange,
+    UpdateMemory,
+    normalize_subject,
+    subject_key,
+)
+from memory.models import Memory, MemoryVersion, utcnow
+from memory.queries import item_of, load_with_current, lock_memory
+from memory.search_index import index_items, unindex
+
+
+def new_version(memory: Memory, number: int, content: str, source: int | None) -> MemoryVersion:
+    """Return a memory's next version, counting its line's tokens and marking it changed."""
+    now = utcnow()
+    memory.tokens = line_tokens(memory.id, memory.subject, content)
+    memory.changed_at = now
+    return MemoryVersion(
+        memory_id=memory.id,
+        version_number=number,
+        content=content,
+        source_conversation_id=source,
+        created_at=now,
+    )
+
+
+async def insert(
+    session: AsyncSession, owner_id: int, edit: AddMemory, source: int | None, claims: list
+) -> MemoryChange:
+    """Insert a memory under a fresh id, and its first version."""
+    subject = normalize_subject(edit.subject)
+    memory = Memory(
+        id=new_memory_id(),
+        owner_id=owner_id,
+        category=Category(edit.category).value,
+        subject=subject,
+        subject_key=subject_key(subject),
+        created_at=utcnow(),
+    )
+    version = new_version(memory, 1, edit.content, source)
+    claims.append(select(Memory.id).where(Memory.id == memory.id))
+    session.add(memory)
+    await session.flush()
+    session.add(version)
+    item = item_of(memory, version)
+    await index_items(session, [item])
+    return MemoryChange(ChangeKind.ADDED, item)
+
+
+async def append_version(
+    session: AsyncSession, owner_id: int, edit: UpdateMemory, source: int | None, claims: list
+) -> MemoryChange:
+    """Append a version with new content to an active memory."""
+    await lock_memory(session, owner_id, edit.memory_id)
+    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
+    before = item_of(memory, current)
+    version = new_version(memory, current.version_number + 1, edit.content, source)
+    claims.append(_version_claim(memory.id, version.version_number))
+    session.add(version)
+    after = item_of(memory, version)
+    await index_items(session, [after])
+    return MemoryChange(ChangeKind.UPDATED, after, before)
+
+
+def _version_claim(memory_id: str, number: int) -> Select:
+    """Select the version a writer claims, to tell whether a concurrent one took it."""
+    return select(MemoryVersion.id).where(
+        MemoryVersion.memory_id == memory_id, MemoryVersion.version_number == number
+    )
+
+
+async def soft_delete(session: AsyncSession, owner_id: int, edit: ForgetMemory) -> MemoryChange:
+    """Mark an active memory deleted; the change carries it as it was."""
+    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
+    before = item_of(memory, current)
+    memory.deleted_at = utcnow()
+    await unindex(session, [memory.id])
+    return MemoryChange(ChangeKind.FORGOTTEN, before)
+
+
+async def make(
+    session: AsyncSession, owner_id: int, edit: Edit, source: int | None, claims: list
+) -> MemoryChange:
+    """Make one edit inside the caller's transaction."""
+    if isinstance(edit, AddMemory):
+        return await insert(session, owner_id, edit, source, claims)
+    if isinstance(edit, UpdateMemory):
+        return await append_version(session, owner_id, edit, source, claims)
+    return await soft_delete(session, owner_id, edit)
+
+
+async def bring_back(session: AsyncSession, memory: Memory, current: MemoryVersion) -> None:
+    """Make a deleted memory active again, as recent as a new save, and index it."""
+    memory.deleted_at = None
+    memory.changed_at = utcnow()
+    await index_items(session, [item_of(memory, current)])

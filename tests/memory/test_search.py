@@ -1,0 +1,64 @@
+"""Full-text search of memories on both engines: ranking, languages, tiers and owners."""
+
+from memory.categories import Category
+from memory.search_terms import index_text, query_terms
+
+ALICE, BOB = 111, 222
+
+
+async def ids(store, owner: int, query: str) -> list[str]:
+    return [item.id for item in await store.search(owner, query, 10)]
+
+
+def test_text_is_folded_and_unspaced_scripts_split_into_characters():
+    assert (
+        index_text("Élodie\u2019s BOSS — 東京タワー, 회의") == "elodie s boss 東 京 タ ワ ー 회의"
+    )
+    assert query_terms("Boss 東京 x") == [("boss",), ("東", "京"), ("x",)]
+
+
+async def test_subject_matches_rank_above_content_and_prefixes_match(store):
+    sarah = await store.add(ALICE, "Sarah reports to Alec on Design", Category.PERSON, "Sarah")
+    alec = await store.add(ALICE, "Alec is the user's boss at TechCorp", Category.PERSON, "Alec")
+    bosses = await store.add(ALICE, "The user has had many bosses", Category.CONTEXT)
+    await store.add(ALICE, "The user prefers green tea", Category.PREFERENCE)
+    assert await ids(store, ALICE, "alec") == [alec.id, sarah.id]
+    assert set(await ids(store, ALICE, "boss")) == {alec.id, bosses.id}
+    assert await ids(store, ALICE, "coffee") == []
+    assert await ids(store, ALICE, "  ") == []
+
+
+async def test_case_and_accents_do_not_matter_in_any_script(store):
+    cafe = await store.add(ALICE, "Élodie runs the Café Noir", Category.PERSON, "Élodie")
+    tokyo = await store.add(ALICE, "ユーザーは東京タワーの近くに住んでいる", Category.CONTEXT)
+    meeting = await store.add(ALICE, "用户每周一开会讨论项目", Category.PROJECT)
+    greek = await store.add(
+        ALICE, "\u039f \u039d\u03af\u03ba\u03bf\u03c2 is the manager", Category.PERSON
+    )
+    assert await ids(store, ALICE, "ELODIE cafe") == [cafe.id]
+    assert await ids(store, ALICE, "東京") == [tokyo.id]
+    assert await ids(store, ALICE, "タワー") == [tokyo.id]
+    assert await ids(store, ALICE, "开会") == [meeting.id]
+    assert await ids(store, ALICE, "\u03bd\u03b9\u03ba\u03bf\u03c3") == [greek.id]  # νικοσ
+    assert await ids(store, ALICE, "京東") == []  # a phrase, not any of its characters
+
+
+async def test_changes_are_searchable_at_once_and_forgotten_ones_are_not(store):
+    tea = await store.add(ALICE, "The user prefers green tea", Category.PREFERENCE, "tea")
+    await store.update(ALICE, tea.id, "The user prefers black coffee")
+    assert await ids(store, ALICE, "green") == []
+    assert await ids(store, ALICE, "coffee") == [tea.id]
+    await store.delete(ALICE, tea.id)
+    assert await ids(store, ALICE, "coffee") == []
+    await store.restore(ALICE, tea.id)
+    assert await ids(store, ALICE, "coffee") == [tea.id]
+    await store.clear(ALICE)
+    assert await ids(store, ALICE, "coffee") == []
+
+
+async def test_another_owners_near_identical_memories_are_never_found(store):
+    mine = await store.add(ALICE, "Alec is the boss of the user", Category.PERSON, "Alec")
+    theirs = await store.add(BOB, "Alec is the boss of the user", Category.PERSON, "Alec")
+    assert await ids(store, ALICE, "alec boss") == [mine.id]
+    assert await ids(store, BOB, "alec boss") == [theirs.id]
+    assert await ids(store, -BOB, "alec boss") == []
