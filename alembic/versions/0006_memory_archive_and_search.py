@@ -67,8 +67,7 @@ POSTGRES_INDEXES = [
     "ALTER TABLE conversation_turns ADD COLUMN search_document tsvector GENERATED ALWAYS AS ("
     "setweight(to_tsvector('simple', coalesce(search_owner, '')), 'D') || "
     "to_tsvector('simple', coalesce(search_text, ''))) STORED",
-    "CREATE INDEX conversation_search_document ON conversation_turns "
-    "USING gin (search_document)",
+    "CREATE INDEX conversation_search_document ON conversation_turns USING gin (search_document)",
 ]
 
 
