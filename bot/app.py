@@ -151,14 +151,16 @@ def add_handlers(application: Application) -> None:
     application.add_error_handler(handlers.error_handler)
 
 
-def build_application(settings: Settings) -> Application:
+def build_application(
+    settings: Settings, *, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES
+) -> Application:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
-        .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES))
+        .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates))
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
         .context_types(ContextTypes(context=BotContext))
         .post_init(post_init)

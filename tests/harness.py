@@ -39,15 +39,22 @@ def make_settings(
 class BotHarness:
     """The bot as a running Application, plus ways to chat with it and wait for answers."""
 
-    def __init__(self, tg: FakeTelegram, model: FakeAnthropic, settings: Settings):
+    def __init__(
+        self,
+        tg: FakeTelegram,
+        model: FakeAnthropic,
+        settings: Settings,
+        app_options: dict[str, Any] | None = None,
+    ):
         self.tg = tg
         self.model = model
         self.settings = settings
+        self.app_options = app_options or {}  # keyword arguments of build_application
         self.app: Application | None = None
 
     def build(self) -> Application:
         """Build the Application to run; subclasses may build a variant."""
-        return build_application(self.settings)
+        return build_application(self.settings, **self.app_options)
 
     async def start(self) -> "BotHarness":
         """Build and start the Application, long-polling the fake Bot API."""
