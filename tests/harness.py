@@ -104,7 +104,8 @@ class BotHarness:
                 busy = (
                     self.tg.updates
                     or not self.app.update_queue.empty()
-                    or self.app.update_processor.current_concurrent_updates
+                    # Queued behind its chat's turn, an update holds no slot yet: count it too.
+                    or self.app.update_processor.unfinished
                 )
                 quiet = 0 if busy else quiet + 1
                 await asyncio.sleep(0.01)
