@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import time
 from datetime import timedelta
 
 from anthropic import AsyncAnthropic
@@ -26,8 +27,9 @@ from bot.settings import Settings
 from bot.telegram import handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
+from bot.telegram.cooldown import Clock
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
-from bot.telegram.guard import guard
+from bot.telegram.guard import Guard
 from bot.telegram.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
 from bot.telegram.memory_buttons import on_button
 from bot.telegram.memory_commands import memory_command
@@ -130,9 +132,9 @@ def file_base_url(api_base_url: str) -> str:
     return f"{root}/file/bot"
 
 
-def add_handlers(application: Application) -> None:
-    """Register the guard, the commands and the chat handler."""
-    application.add_handler(TypeHandler(Update, guard), group=-1)
+def add_handlers(application: Application, clock: Clock = time.monotonic) -> None:
+    """Register the guard (on clock), the commands and the chat handler."""
+    application.add_handler(TypeHandler(Update, Guard(clock).check), group=-1)
     application.add_handler(CommandHandler("start", handlers.start, NEW_MESSAGES))
     application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("new", handlers.new_conversation, NEW_MESSAGES))
@@ -152,7 +154,10 @@ def add_handlers(application: Application) -> None:
 
 
 def build_application(
-    settings: Settings, *, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES
+    settings: Settings,
+    *,
+    max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
+    clock: Clock = time.monotonic,
 ) -> Application:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
@@ -168,5 +173,5 @@ def build_application(
         .build()
     )
     application.bot_data["services"] = build_services(settings)
-    add_handlers(application)
+    add_handlers(application, clock)
     return application

@@ -4,12 +4,28 @@ import json
 import re
 
 from tests.fakes.anthropic_server import text
-from tests.harness import OWNER
+from tests.harness import OWNER, STRANGER
 
 GROUP = -100555
 # Generous bounds: each reply takes a fraction of a second when nothing holds it back; on
 # the code before this test, the reply waited for the other chat's backlog (minutes).
 PROMPT_REPLY_SECONDS = 20
+
+
+async def test_an_allowed_chat_is_answered_while_a_stranger_floods_a_group(harness):
+    harness.model.default = text("Here you are.")
+    # More updates than the bot's 256 concurrent slots, all in one chat of the stranger's.
+    for _ in range(300):
+        harness.tg.push_message(
+            GROUP, "/start", user_id=STRANGER, chat_type="group", first_name="Eve"
+        )
+    harness.tg.push_message(OWNER, "hello")
+    [reply] = await harness.tg.wait_for_messages(OWNER, timeout=PROMPT_REPLY_SECONDS)
+    assert reply["result"]["text"] == "Here you are."
+    await harness.idle(timeout=60)
+    [notice] = harness.tg.messages_to(GROUP)
+    assert "private bot" in notice and str(STRANGER) in notice
+    assert len(harness.model.requests) == 1
 
 
 def group_answers(slow: list[bool]):
