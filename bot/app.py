@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import time
 from datetime import timedelta
 
 from anthropic import AsyncAnthropic
@@ -27,8 +28,9 @@ from bot.settings import Settings
 from bot.telegram import handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
+from bot.telegram.cooldown import Clock
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
-from bot.telegram.guard import guard
+from bot.telegram.guard import Guard
 from bot.telegram.lifecycle import (
     answer_unanswered,
     forget_old_conversations,
@@ -142,13 +144,13 @@ def file_base_url(api_base_url: str) -> str:
     return f"{root}/file/bot"
 
 
-def add_handlers(application: Application) -> None:
-    """Register the guard, the commands and the chat handler."""
+def add_handlers(application: Application, clock: Clock = time.monotonic) -> None:
+    """Register the guard (on clock), the commands and the chat handler."""
     # Before the guard: whoever upgraded the group, its memories must follow it.
     application.add_handler(
         MessageHandler(filters.StatusUpdate.MIGRATE, handlers.group_migrated), group=-2
     )
-    application.add_handler(TypeHandler(Update, guard), group=-1)
+    application.add_handler(TypeHandler(Update, Guard(clock).check), group=-1)
     application.add_handler(CommandHandler("start", handlers.start, NEW_MESSAGES))
     application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("new", handlers.new_conversation, NEW_MESSAGES))
@@ -167,14 +169,19 @@ def add_handlers(application: Application) -> None:
     application.add_error_handler(handlers.error_handler)
 
 
-def build_application(settings: Settings) -> Application:
+def build_application(
+    settings: Settings,
+    *,
+    max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
+    clock: Clock = time.monotonic,
+) -> Application:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
-        .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES))
+        .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates))
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
         .context_types(ContextTypes(context=BotContext))
         .post_init(post_init)
@@ -182,5 +189,5 @@ def build_application(settings: Settings) -> Application:
         .build()
     )
     application.bot_data["services"] = build_services(settings)
-    add_handlers(application)
+    add_handlers(application, clock)
     return application

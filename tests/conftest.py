@@ -167,16 +167,20 @@ async def fakes():
 
 @pytest.fixture
 async def start_bot(fakes, database_url):
-    """Yield a function that starts a bot on a migrated database, with settings overridden."""
+    """Yield a function that starts a bot on a migrated database, with settings overridden.
+
+    app_options are keyword arguments of build_application, such as max_concurrent_updates.
+    """
     from bot.migrations import upgrade_database_async
     from tests.harness import BotHarness, make_settings
 
     tg, model = fakes
     started: list[BotHarness] = []
 
-    async def start(url: str = database_url, **overrides) -> BotHarness:
+    async def start(url: str = database_url, *, app_options=None, **overrides) -> BotHarness:
         await upgrade_database_async(url)
-        bot = await BotHarness(tg, model, make_settings(tg, model, url, **overrides)).start()
+        settings = make_settings(tg, model, url, **overrides)
+        bot = await BotHarness(tg, model, settings, app_options).start()
         started.append(bot)
         return bot
 

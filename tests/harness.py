@@ -40,15 +40,22 @@ def make_settings(
 class BotHarness:
     """The bot as a running Application, plus ways to chat with it and wait for answers."""
 
-    def __init__(self, tg: FakeTelegram, model: FakeAnthropic, settings: Settings):
+    def __init__(
+        self,
+        tg: FakeTelegram,
+        model: FakeAnthropic,
+        settings: Settings,
+        app_options: dict[str, Any] | None = None,
+    ):
         self.tg = tg
         self.model = model
         self.settings = settings
+        self.app_options = app_options or {}  # keyword arguments of build_application
         self.app: Application | None = None
 
     def build(self) -> Application:
         """Build the Application to run; subclasses may build a variant."""
-        return build_application(self.settings)
+        return build_application(self.settings, **self.app_options)
 
     async def start(self) -> "BotHarness":
         """Build and start the Application, long-polling the fake Bot API."""
@@ -98,7 +105,8 @@ class BotHarness:
                 busy = (
                     self.tg.updates
                     or not self.app.update_queue.empty()
-                    or self.app.update_processor.current_concurrent_updates
+                    # Queued behind its chat's turn, an update holds no slot yet: count it too.
+                    or self.app.update_processor.unfinished
                 )
                 quiet = 0 if busy else quiet + 1
                 await asyncio.sleep(0.01)

@@ -1,8 +1,9 @@
 """Process different chats concurrently and each chat's updates in arrival order."""
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from telegram import Update
@@ -19,7 +20,12 @@ def chat_key(update: object) -> int | None:
 
 
 class PerChatUpdateProcessor(BaseUpdateProcessor):
-    """Run updates concurrently, but one at a time per chat, in the order they came."""
+    """Run updates concurrently, but one at a time per chat, in the order they came.
+
+    An update waits for its chat's turn first and only then for one of the
+    max_concurrent_updates slots, so a chat holds at most one slot however many of its
+    updates are queued: no chat's backlog can hold back another chat.
+    """
 
     def __init__(self, max_concurrent_updates: int):
         super().__init__(max_concurrent_updates)
@@ -27,26 +33,53 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._holders: dict[int, int] = {}
         self._running: set[asyncio.Task] = set()
 
+    async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        """Wait for the chat's turn, then for a slot, then process the update."""
+        # PTB marks this final: its version takes a slot first and then calls
+        # do_process_update, where a queued update would hold its slot while it waits for its
+        # chat, and one chat's backlog could take every slot. Only the order differs here.
+        await self.run_exclusive(chat_key(update), coroutine)
+
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        """Wait for the chat's earlier updates, then process this one."""
-        key = chat_key(update)
+        """Await the update's coroutine; unused, as process_update above does the work."""
+        await coroutine
+
+    async def run_exclusive(self, key: int | None, coroutine: Awaitable[Any]) -> Any:
+        """Run coroutine after everything queued before it for the same chat, in a slot."""
+        return await self._tracked(self._in_turn(key, coroutine))
+
+    @property
+    def unfinished(self) -> int:
+        """Return how many updates and turns are queued or running."""
+        return len(self._running)
+
+    @property
+    def active_chats(self) -> int:
+        """Return how many chats have updates queued or running."""
+        return len(self._locks)
+
+    async def _in_turn(self, key: int | None, coroutine: Awaitable[Any]) -> Any:
+        """Await coroutine in the chat's turn and a slot, or close it if it never ran."""
+        try:
+            async with self._chat_turn(key), self._semaphore:
+                return await coroutine
+        finally:
+            # Cancelled while waiting (a shutdown past its grace period): never started.
+            if asyncio.iscoroutine(coroutine):
+                coroutine.close()
+
+    @contextlib.asynccontextmanager
+    async def _chat_turn(self, key: int | None) -> AsyncIterator[None]:
+        """Hold the chat's lock; forget the lock when no update of the chat is left."""
         if key is None:
-            await self._tracked(coroutine)
-        else:
-            await self.run_exclusive(key, coroutine)
-
-    async def run_exclusive(self, key: int, coroutine: Awaitable[Any]) -> Any:
-        """Run coroutine after everything queued before it for the same chat."""
-        return await self._tracked(self._in_chat_order(key, coroutine))
-
-    async def _in_chat_order(self, key: int, coroutine: Awaitable[Any]) -> Any:
-        """Hold the chat's lock while coroutine runs."""
+            yield
+            return
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._holders[key] = self._holders.get(key, 0) + 1
         try:
             # asyncio.Lock wakes waiters first-in, first-out, which keeps arrival order.
             async with lock:
-                return await coroutine
+                yield
         finally:
             self._holders[key] -= 1
             if not self._holders[key]:

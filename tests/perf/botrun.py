@@ -9,7 +9,7 @@ from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, BaseUpdateProcessor, ContextTypes
 
 from bot.app import (
     MAX_CONCURRENT_UPDATES,
@@ -52,6 +52,13 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
     return application
 
 
+def unfinished(processor: BaseUpdateProcessor) -> int:
+    """Return the updates queued or running; ours also counts those waiting for their chat."""
+    if isinstance(processor, PerChatUpdateProcessor):
+        return processor.unfinished
+    return processor.current_concurrent_updates
+
+
 class PerfBot(BotHarness):
     """BotHarness that can run an Application variant and wait for quiet precisely."""
 
@@ -85,8 +92,7 @@ class PerfBot(BotHarness):
         async with asyncio.timeout(timeout):
             # PTB offers no event for "all handlers done"; a 1 ms poll adds at most 1 ms.
             while (  # noqa: ASYNC110
-                not self.app.update_queue.empty()
-                or self.app.update_processor.current_concurrent_updates
+                not self.app.update_queue.empty() or unfinished(self.app.update_processor)
             ):
                 await asyncio.sleep(0.001)
 

@@ -79,11 +79,12 @@ class Control:
         asyncio.get_running_loop().call_later(PUSH_DELAY, self._push_now, messages)
         return web.json_response({})
 
-    def _push_now(self, messages: list[tuple[int, str]]) -> None:
+    def _push_now(self, messages: list[list[Any]]) -> None:
         assert self.tg is not None
         self.pushed_at.append(time.perf_counter())
-        for chat_id, message in messages:
-            self.tg.push_message(chat_id, message)
+        for chat_id, message, *sender in messages:
+            # An optional third item: push_message's keywords, such as user_id and chat_type.
+            self.tg.push_message(chat_id, message, **(sender[0] if sender else {}))
 
     async def wait(self, request: web.Request) -> web.Response:
         """Answer once the chats together got `total` messages."""
@@ -181,8 +182,11 @@ class RemoteFakes:
         """Make the fake model answer after this many seconds."""
         await self._call("latency", model_latency=seconds)
 
-    async def push(self, messages: list[tuple[int, str]]) -> None:
-        """Queue user messages; the fake hands them out a few milliseconds later."""
+    async def push(self, messages: list[tuple[int, str] | tuple[int, str, dict[str, Any]]]) -> None:
+        """Queue user messages, each optionally with push_message's keywords (user_id, ...).
+
+        The fake hands them out a few milliseconds later, in this order.
+        """
         await self._call("push", messages=messages)
 
     async def wait(self, chats: list[int], total: int, timeout: float = 30.0) -> None:  # noqa: ASYNC109

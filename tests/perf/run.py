@@ -21,6 +21,7 @@ from bot.log_setup import configure_logging
 from tests.perf import (
     bench_cache,
     bench_concurrency,
+    bench_flood,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -38,9 +39,10 @@ BENCHMARKS: dict[str, Benchmark] = {
     "prompt": bench_prompt.run,
     "sql": bench_sql.run,
     "process": bench_process.run,
+    "flood": bench_flood.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
-REMOTE = {"overhead", "concurrency"}
+REMOTE = {"overhead", "concurrency", "flood"}
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -78,6 +80,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--sql-history", type=_ints)
     parser.add_argument("--startup-runs", type=int)
     parser.add_argument("--process-messages", type=int)
+    parser.add_argument("--flood-updates", type=int, help="stranger updates per flood")
+    parser.add_argument("--flood-rounds", type=int, help="rounds with and without a flood")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -89,7 +93,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
         for name in (
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
-            "sql_history", "startup_runs", "process_messages",
+            "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
         )
         if getattr(args, name) is not None
     }  # fmt: skip
