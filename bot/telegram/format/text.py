@@ -43,6 +43,16 @@ def drop_empty_elements(html_text: str) -> str:
     return html_text
 
 
+def escape_html(text: str) -> str:
+    """Escape text for Telegram HTML."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attr(text: str) -> str:
+    """Escape text for a double-quoted Telegram HTML attribute."""
+    return escape_html(text).replace('"', "&quot;")
+
+
 def html_to_plain(html: str) -> str:
     """Strip tags and unescape entities, for sending without a parse mode."""
     return unescape(re.sub(r"<[^<>]*>", "", html))
