@@ -5,7 +5,8 @@ from html import unescape
 
 MAX_MESSAGE_LENGTH = 4096
 
-_EMPTY_ELEMENT = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?></\1>")
+_TOKEN = re.compile(r"<[^<>]*>|[^<]+|<")
+_DROPPABLE_START = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?>")
 
 # What Telegram treats as nothing at all (TDLib's clean_input_string and
 # strip_empty_characters): a message of only these is rejected as empty.
@@ -37,10 +38,21 @@ def normalize(text: str) -> str:
 
 def drop_empty_elements(html_text: str) -> str:
     """Remove elements with nothing inside, which carry no formatting."""
-    count = 1
-    while count:
-        html_text, count = _EMPTY_ELEMENT.subn("", html_text)
-    return html_text
+    # One pass with a stack: an end tag right after its own start tag takes both away, which
+    # may leave the element around them empty in turn, as in <b><i></i></b>.
+    kept: list[str] = []
+    for token in _TOKEN.findall(html_text):
+        if kept and token.startswith("</") and _starts(kept[-1], token[2:-1]):
+            kept.pop()
+        else:
+            kept.append(token)
+    return "".join(kept)
+
+
+def _starts(token: str, name: str) -> bool:
+    """Tell whether token is the start tag of an element named name that may be dropped."""
+    start = _DROPPABLE_START.fullmatch(token)
+    return start is not None and start[1] == name
 
 
 def escape_html(text: str) -> str:
