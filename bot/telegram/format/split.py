@@ -30,6 +30,8 @@ _PARAGRAPH, _LINE, _SPACE = 0, 1, 2
 _BREAK_TEXT = ((_PARAGRAPH, "\n\n", 2), (_LINE, "\n", 1), (_SPACE, " ", 1))
 _SKIPPED = re.compile("[ \n\t]*")
 
+_new = tuple.__new__
+
 # A place among the atoms: an atom's index, and an offset into it if it is a run.
 Position = tuple[int, int]
 
@@ -120,12 +122,14 @@ class _Piece:
         self.size = 0  # characters emitted
         # The latest break of each rank; an earlier one of the same rank is never better.
         self.breaks: dict[int, _Break] = {}
+        self.best = len(_BREAK_TEXT)  # the best rank noted so far
 
     def fill(self) -> tuple[str, _Break | None]:
         """Take atoms while they fit; return their source and where to cut, or None."""
+        atoms = self.atoms
         i, k = self.start
-        while i < len(self.atoms):
-            atom = self.atoms[i]
+        while i < len(atoms):
+            atom = atoms[i]
             over = self._take_run(atom, i, k) if atom.kind == RUN else self._take(atom, i)
             if over is not None:
                 body = "".join(self.emitted)
@@ -135,11 +139,6 @@ class _Piece:
             i, k = i + 1, 0
         return "".join(self.emitted), _Break(_PARAGRAPH, self.size, (i, 0), self.stack, self.length)
 
-    def _emit(self, src: str, cost: int) -> None:
-        self.emitted.append(src)
-        self.size += len(src)
-        self.length += cost
-
     def _take(self, atom: Atom, i: int) -> Position | None:
         """Take one atom if it fits; return its position if it does not."""
         if atom.kind == TEXT:
@@ -148,39 +147,44 @@ class _Piece:
             new_stack, src = _apply(self.stack, atom)
             # A tag contributes its own source, or ASCII that replaces it.
             cost = atom.cost if src is atom.src else len(src)
-        if self.length + cost + st.close_cost(new_stack) > self.limit:
+        if self.length + cost + (new_stack.close_cost if new_stack else 0) > self.limit:
             if (i, 0) != self.start or atom.kind != OPEN or st.has_active(self.stack):
                 return (i, 0)
             # A tag too long for any piece: keep its text, lose its formatting.
             new_stack, src, cost = st.push(self.stack, atom.name, atom.src, False), "", 0
-        self._emit(src, cost)
+        self.emitted.append(src)
+        self.size += len(src)
+        self.length += cost
         self.stack = new_stack
         return None
 
     def _take_run(self, atom: Atom, i: int, k: int) -> Position | None:
         """Take as much of a run from k as fits; return where it overflowed, if it did."""
-        text = atom.src
-        room = self.limit - self.length - st.close_cost(self.stack)
+        text, length = atom.src, self.length
+        room = self.limit - length - (self.stack.close_cost if self.stack else 0)
         fits = max(0, min(len(text) - k, room))
         # A break before half the piece is never chosen: look only past it. The character
         # that overflows still offers its break, as a whitespace atom would.
-        lo = max(k + 1 if (i, k) == self.start else k, k + self.limit // 2 - self.length)
+        lo = max(k + 1 if (i, k) == self.start else k, k + self.limit // 2 - length)
         if lo <= k + fits:
             self._note_breaks(text, i, k, lo, k + fits + 1)
-        self._emit(text[k : k + fits], fits)
+        self.emitted.append(text[k : k + fits] if k or fits < len(text) else text)
+        self.size += fits
+        self.length = length + fits
         return None if k + fits == len(text) else (i, k + fits)
 
     def _note_breaks(self, text: str, i: int, k: int, lo: int, hi: int) -> None:
         """Remember the latest break of each rank at positions lo..hi-1 of a run."""
         for rank, sep, skip in _BREAK_TEXT:
-            if any(better in self.breaks for better in range(rank)):
+            if rank > self.best:
                 break  # every break noted is past half the piece, so a better rank wins
             # A paragraph break is the first of two newlines; the second may lie past hi.
             at = text.rfind(sep, lo, min(hi + len(sep) - 1, len(text)))
             if at != -1:
                 resume = (i, at + skip) if at + skip < len(text) else (i + 1, 0)
-                length = self.length + at - k
-                self.breaks[rank] = _Break(rank, self.size + at - k, resume, self.stack, length)
+                cut, length = self.size + at - k, self.length + at - k
+                self.breaks[rank] = _new(_Break, (rank, cut, resume, self.stack, length))
+                self.best = rank
 
     def _choose(self, over: Position) -> _Break:
         """Pick the best break: the latest of the best rank past half the piece."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 _KEEPS_SPACE = ("pre", "code")
+_new = tuple.__new__
 
 
 class Open(NamedTuple):
@@ -31,11 +32,12 @@ Stack = Open | None
 def push(stack: Stack, name: str, src: str, active: bool) -> Open:
     """Return the stack with one more element open."""
     own = len(name) + 3 if active else 0  # </name>, in ASCII
+    # tuple.__new__ skips the NamedTuple constructor's Python frame: every tag pushes.
     if stack is None:
-        return Open(name, src, active, None, None, own, name in _KEEPS_SPACE)
+        return _new(Open, (name, src, active, None, None, own, name in _KEEPS_SPACE))
     shown_outer = stack if stack.active else stack.shown_outer
     keeps_space = stack.keeps_space or name in _KEEPS_SPACE
-    return Open(name, src, active, stack, shown_outer, stack.close_cost + own, keeps_space)
+    return _new(Open, (name, src, active, stack, shown_outer, stack.close_cost + own, keeps_space))
 
 
 def close_cost(stack: Stack) -> int:

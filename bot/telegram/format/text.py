@@ -7,6 +7,7 @@ MAX_MESSAGE_LENGTH = 4096
 
 _TOKEN = re.compile(r"<[^<>]*>|[^<]+|<")
 _DROPPABLE_START = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?>")
+_EMPTY_ELEMENT = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?></\1>")
 
 # What Telegram treats as nothing at all (TDLib's clean_input_string and
 # strip_empty_characters): a message of only these is rejected as empty.
@@ -38,6 +39,8 @@ def normalize(text: str) -> str:
 
 def drop_empty_elements(html_text: str) -> str:
     """Remove elements with nothing inside, which carry no formatting."""
+    if not _EMPTY_ELEMENT.search(html_text):
+        return html_text  # the usual case, found without a step per tag
     # One pass with a stack: an end tag right after its own start tag takes both away, which
     # may leave the element around them empty in turn, as in <b><i></i></b>.
     kept: list[str] = []
