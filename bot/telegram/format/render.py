@@ -16,7 +16,6 @@ from bot.telegram.format.text import drop_empty_elements, escape_attr, escape_ht
 _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})")
 _FENCE_LANG = re.compile(r"[ \t]*([^\s`]*)")
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+")
-_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BULLET = re.compile(r"^([ \t]*)[-*][ \t]+(.*)$")
 _QUOTE = re.compile(r"^ {0,3}> ?(.*)$")
 _LANG_CHARS = re.compile(r"[^\w+#.-]")
@@ -90,7 +89,7 @@ def _render_quote(lines: list[str]) -> str:
 
 def _render_line(line: str) -> str:
     """Render one line of prose: a heading, a bullet or inline text."""
-    if _RULE.match(line):
+    if _is_rule(line):
         return escape_html(line)
     heading = _heading(line)
     if heading is not None:
@@ -99,6 +98,16 @@ def _render_line(line: str) -> str:
     if bullet:
         return f"{bullet[1]}• {_serialize(parse_inline(bullet[2]))}"
     return _serialize(parse_inline(line))
+
+
+def _is_rule(line: str) -> bool:
+    """Tell whether a line is a thematic break such as --- or * * *."""
+    # Up to three spaces, then three or more of one of -*_ with only spaces and tabs between:
+    # string methods, since a pattern backtracks over every mark of a long run that fails.
+    marks = line.lstrip(" ")
+    if len(line) - len(marks) > 3 or marks[:1] not in ("-", "*", "_"):
+        return False
+    return not marks.strip(marks[0] + " \t") and marks.count(marks[0]) >= 3
 
 
 def _heading(line: str) -> str | None:
