@@ -39,6 +39,8 @@ class Atom(NamedTuple):
 
 def html_atoms(html_text: str) -> list[Atom]:
     """Tokenize HTML into tags, entities, grapheme clusters and runs."""
+    if "<" not in html_text and "&" not in html_text:
+        return text_atoms(html_text)  # plain text: no pattern need look at every character
     atoms: list[Atom] = []
     add = atoms.append
     specials = _specials(html_text)
