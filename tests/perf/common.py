@@ -40,6 +40,9 @@ class Config:
     # 6. start-up and resident memory
     startup_runs: int = 3
     process_messages: int = 1000
+    # 7. reply rendering and splitting: input sizes in characters, runs per input and size
+    format_sizes: tuple[int, int] = (4096, 8192)
+    format_repeats: int = 9
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about two minutes."""
@@ -54,6 +57,7 @@ class Config:
             sql_memories=(0, 1000),
             startup_runs=1,
             process_messages=300,
+            format_repeats=3,
         )
 
     def smoke(self) -> "Config":
@@ -77,6 +81,8 @@ class Config:
             sql_history=(1, 3),
             startup_runs=0,
             process_messages=6,
+            format_sizes=(256, 512),
+            format_repeats=1,
         )
 
 
@@ -84,7 +90,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # the benchmark it comes from: overhead, concurrency, cache, prompt, sql, process
+    key: str  # the benchmark it comes from: overhead, concurrency, ..., format
     figure: str
     value: str
     numbers: tuple[float, ...]

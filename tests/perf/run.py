@@ -21,6 +21,7 @@ from bot.log_setup import configure_logging
 from tests.perf import (
     bench_cache,
     bench_concurrency,
+    bench_format,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "prompt": bench_prompt.run,
     "sql": bench_sql.run,
     "process": bench_process.run,
+    "format": bench_format.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency"}
