@@ -90,7 +90,7 @@ CORPUS: dict[str, Callable[[int], str]] = {
     "nested emphasis, many levels deep": lambda n: _halves(
         "**a _a ~~a *a ", " a* a~~ a_ a**", n, "x"
     ),
-    "runs of **_ then _**": lambda n: _halves("**_", "_**", n),
+    "opening then closing runs of bold and italic marks": lambda n: _halves("**_", "_**", n),
     "_names in prose": lambda n: pad(
         repeat("_private_var and __init__.py or snake_case_name ", n), n
     ),
