@@ -32,7 +32,8 @@ class Line:
         self._links: dict[int, re.Match[str] | None] = {}
         self._ticks: dict[int, list[int]] | None = None
         self._url_ends: list[int] | None = None
-        self._trailers: tuple[list[int], list[int]] | None = None
+        self._backwards: str | None = None
+        self._stripped: dict[int, int] = {}
 
     def run(self, i: int, hi: int) -> int:
         """Return how many times text[i] (a backtick or delimiter) repeats from i, before hi."""
@@ -80,12 +81,14 @@ class Line:
 
     def _strip_trailers(self, end: int) -> int:
         """Return end moved back over the URL trailers just before it."""
-        if self._trailers is None:
-            runs = list(_URL_TRAILERS.finditer(self.text))
-            self._trailers = ([r.start() for r in runs], [r.end() for r in runs])
-        starts, ends = self._trailers
-        k = bisect_left(ends, end)
-        return starts[k] if k < len(ends) and starts[k] < end else end
+        if end not in self._stripped:
+            if self._backwards is None:
+                self._backwards = self.text[::-1]
+            # Matching forwards in the reversed line is scanning backwards from end; the
+            # "https://" before any end stops it, so no scan leaves its URL.
+            trailers = _URL_TRAILERS.match(self._backwards, len(self.text) - end)
+            self._stripped[end] = end - (trailers.end() - trailers.start()) if trailers else end
+        return self._stripped[end]
 
     def atomic_end(self, i: int, hi: int) -> int:
         """Return the end of an escape, code span, link or URL starting at i, or -1."""
