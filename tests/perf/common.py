@@ -43,6 +43,9 @@ class Config:
     # 7. a stranger's flood in another chat
     flood_updates: int = 1000
     flood_rounds: int = 5
+    # 7. reply rendering and splitting: input sizes in characters, runs per input and size
+    format_sizes: tuple[int, int] = (4096, 8192)
+    format_repeats: int = 9
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about two minutes."""
@@ -58,6 +61,7 @@ class Config:
             startup_runs=1,
             process_messages=300,
             flood_rounds=3,
+            format_repeats=3,
         )
 
     def smoke(self) -> "Config":
@@ -83,6 +87,8 @@ class Config:
             process_messages=6,
             flood_updates=20,
             flood_rounds=1,
+            format_sizes=(256, 512),
+            format_repeats=1,
         )
 
 
@@ -91,6 +97,7 @@ class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
     key: str  # its benchmark: overhead, concurrency, cache, prompt, sql, process or flood
+    key: str  # the benchmark it comes from: overhead, concurrency, ..., format
     figure: str
     value: str
     numbers: tuple[float, ...]

@@ -22,6 +22,7 @@ from tests.perf import (
     bench_cache,
     bench_concurrency,
     bench_flood,
+    bench_format,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -40,6 +41,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "sql": bench_sql.run,
     "process": bench_process.run,
     "flood": bench_flood.run,
+    "format": bench_format.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood"}

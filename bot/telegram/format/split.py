@@ -1,11 +1,17 @@
-"""Split Telegram HTML into messages: each valid on its own and within Telegram's limit."""
+"""Split Telegram HTML into messages: each valid on its own and within Telegram's limit.
+
+Linear in the HTML: a piece is filled once from where the previous one ended (a cut goes back
+at most half a piece), runs of ASCII text are measured and searched for breaks with string
+methods, and the open elements are a persistent stack.
+"""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import NamedTuple
 
+from bot.telegram.format import stack as st
+from bot.telegram.format.atoms import CLOSE, OPEN, RUN, TEXT, Atom, html_atoms, text_atoms
 from bot.telegram.format.render import render_html
 from bot.telegram.format.text import (
     MAX_MESSAGE_LENGTH,
@@ -19,50 +25,31 @@ from bot.telegram.format.text import (
 # Telegram counts text in UTF-16 code units; the smallest limit must still hold
 # one capped grapheme cluster or one entity plus a little markup.
 _MIN_LIMIT = 32
-_MAX_CLUSTER_UNITS = 16
-_HTML_TOKEN = re.compile(
-    r"<[^<>]*>|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{1,8});|[^<&]+|[<&]"
-)
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)")
-
-# Atom kinds.
-_TEXT, _OPEN, _CLOSE = 0, 1, 2
-# Break ranks, most preferred first.
+# Break ranks, most preferred first, with what each is made of and how much a cut skips.
 _PARAGRAPH, _LINE, _SPACE = 0, 1, 2
-_BREAKS = frozenset((" ", "\n"))
+_BREAK_TEXT = ((_PARAGRAPH, "\n\n", 2), (_LINE, "\n", 1), (_SPACE, " ", 1))
+_SKIPPED = re.compile("[ \n\t]*")
 
+_new = tuple.__new__
 
-class _Atom(NamedTuple):
-    """An indivisible piece of HTML source: a tag, an entity or a grapheme."""
-
-    kind: int
-    src: str
-    name: str
-    cost: int
-
-
-class _Open(NamedTuple):
-    """An element open at some point of the HTML; inactive ones are not emitted."""
-
-    name: str
-    src: str
-    active: bool
+# A place among the atoms: an atom's index, and an offset into it if it is a run.
+Position = tuple[int, int]
 
 
 class _Break(NamedTuple):
     """A place where a piece may end, and where the next one then starts."""
 
     rank: int
-    cut: int
-    resume: int
-    stack: tuple[_Open, ...]
+    cut: int  # characters of the piece's body before the break
+    resume: Position
+    stack: st.Stack
     length: int
 
 
 def split_html(html: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
     """Split rendered HTML into standalone valid pieces of at most limit UTF-16 units."""
     _check_limit(limit)
-    pieces = (drop_empty_elements(p) for p in _pack(_html_atoms(html), limit))
+    pieces = (drop_empty_elements(p) for p in _pack(html_atoms(html), limit))
     return [p for p in pieces if not is_blank(html_to_plain(p))]
 
 
@@ -73,8 +60,7 @@ def render_reply(markdown: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
         return []
     html = render_html(markdown)
     if utf16_len(html) <= limit:
-        # Most replies fit in one message; splitting would return them whole, at a cost of
-        # one object per character.
+        # Most replies fit in one message, and splitting would return them whole.
         piece = drop_empty_elements(html)
         return [] if is_blank(html_to_plain(piece)) else [piece]
     return split_html(html, limit)
@@ -83,8 +69,7 @@ def render_reply(markdown: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
 def split_plain(text: str, limit: int = MAX_MESSAGE_LENGTH) -> list[str]:
     """Split plain text into pieces of at most limit UTF-16 units."""
     _check_limit(limit)
-    atoms = [_text_atom(g) for g in _graphemes(normalize(text))]
-    return [p for p in _pack(atoms, limit) if not is_blank(p)]
+    return [p for p in _pack(text_atoms(normalize(text)), limit) if not is_blank(p)]
 
 
 def _check_limit(limit: int) -> None:
@@ -93,172 +78,132 @@ def _check_limit(limit: int) -> None:
         raise ValueError(f"limit must be at least {_MIN_LIMIT}, got {limit}")
 
 
-def _text_atom(src: str) -> _Atom:
-    """Make an atom of visible text."""
-    return _Atom(_TEXT, src, "", utf16_len(src))
-
-
-def _html_atoms(html_text: str) -> list[_Atom]:
-    """Tokenize HTML into tags, entities and grapheme clusters."""
-    atoms: list[_Atom] = []
-    for token in _HTML_TOKEN.findall(html_text):
-        tag = _TAG.match(token) if token.endswith(">") else None
-        if tag:
-            kind = _CLOSE if tag[1] else _OPEN
-            atoms.append(_Atom(kind, token, tag[2].lower(), utf16_len(token)))
-        elif token[0] == "&":
-            atoms.append(_text_atom(token))
-        elif token.isascii():
-            # Fast path: ASCII characters are whole graphemes of one unit each.
-            atoms.extend(_Atom(_TEXT, c, "", 1) for c in token)
-        else:
-            atoms.extend(_text_atom(g) for g in _graphemes(token))
-    return atoms
-
-
-def _graphemes(text: str) -> list[str]:
-    """Group code points into (approximate) user-perceived characters."""
-    clusters: list[str] = []
-    for ch in text:
-        if clusters and _extends(clusters[-1], ch):
-            clusters[-1] += ch
-        else:
-            clusters.append(ch)
-    return clusters
-
-
-def _extends(cluster: str, ch: str) -> bool:
-    """Tell whether ch continues the cluster rather than starting a new one."""
-    code = ord(ch)
-    # Fast path: nothing below the combining marks extends a cluster but a joiner.
-    if (code < 0x300 and cluster[-1] != "\u200d") or cluster in ("\n", " "):
-        return False
-    if utf16_len(cluster + ch) > _MAX_CLUSTER_UNITS:
-        return False
-    if cluster[-1] == "\u200d":
-        return True
-    if 0x1F1E6 <= code <= 0x1F1FF:
-        # Regional indicators pair up into one flag.
-        return len(cluster) == 1 and 0x1F1E6 <= ord(cluster) <= 0x1F1FF
-    return (
-        code == 0x200D
-        or 0xFE00 <= code <= 0xFE0F
-        or 0x1F3FB <= code <= 0x1F3FF
-        or 0xE0020 <= code <= 0xE007F
-        or 0xE0100 <= code <= 0xE01EF
-        or unicodedata.category(ch) in ("Mn", "Mc", "Me")
-    )
-
-
-def _pack(atoms: list[_Atom], limit: int) -> list[str]:
+def _pack(atoms: list[Atom], limit: int) -> list[str]:
     """Greedily pack atoms into pieces of at most limit units, cutting at breaks."""
     pieces: list[str] = []
-    stack: tuple[_Open, ...] = ()
-    start = 0
-    while start < len(atoms):
-        emitted, brk = _fill(atoms, start, stack, limit)
+    stack: st.Stack = None
+    start: Position = (0, 0)
+    while start[0] < len(atoms):
+        body, brk = _Piece(atoms, start, stack, limit).fill()
         if brk is None:
             # Not even one atom fits beside the reopened tags: drop their formatting.
-            stack = tuple(o._replace(active=False) for o in stack)
+            stack = st.deactivate(stack)
             continue
-        body = "".join(emitted[: brk.cut - start])
-        pieces.append(_opening(stack) + body + _closing(brk.stack))
+        pieces.append(st.opening(stack) + body[: brk.cut] + st.closing(brk.stack))
         start, stack = _skip_space(atoms, brk.resume, brk.stack)
     return pieces
 
 
-def _skip_space(
-    atoms: list[_Atom], j: int, stack: tuple[_Open, ...]
-) -> tuple[int, tuple[_Open, ...]]:
+def _skip_space(atoms: list[Atom], at: Position, stack: st.Stack) -> tuple[Position, st.Stack]:
     """Skip whitespace and end tags after a cut, so pieces do not start blank."""
-    while j < len(atoms) and (atoms[j].kind == _CLOSE or atoms[j].src in (" ", "\n", "\t")):
-        if atoms[j].kind == _TEXT and any(o.name in ("pre", "code") for o in stack):
+    i, k = at
+    while i < len(atoms):
+        atom = atoms[i]
+        if atom.kind == CLOSE:
+            stack = _apply(stack, atom)[0]
+        elif atom.kind != RUN or st.keeps_space(stack):
             # Leading whitespace in code is indentation, which must survive.
             break
-        stack = _apply(stack, atoms[j])[0]
-        j += 1
-    return j, stack
-
-
-def _fill(
-    atoms: list[_Atom], start: int, stack: tuple[_Open, ...], limit: int
-) -> tuple[list[str], _Break | None]:
-    """Take atoms from start while they fit; return their source and where to cut."""
-    length = utf16_len(_opening(stack))
-    close_cost = utf16_len(_closing(stack))
-    emitted: list[str] = []
-    breaks: list[_Break] = []
-    j = start
-    while j < len(atoms):
-        atom = atoms[j]
-        if atom.kind == _TEXT:
-            if atom.src in _BREAKS and j > start:
-                breaks.extend(_breaks_at(atoms, j, stack, length))
-            new_stack, src, cost, new_close = stack, atom.src, atom.cost, close_cost
         else:
-            new_stack, src = _apply(stack, atom)
-            cost, new_close = utf16_len(src), utf16_len(_closing(new_stack))
-        if length + cost + new_close > limit:
-            if j > start:
-                return emitted, _choose(breaks, j, stack, length, limit)
-            if atom.kind != _OPEN or any(o.active for o in stack):
-                return emitted, None
+            k = _SKIPPED.match(atom.src, k).end()
+            if k < len(atom.src):
+                break
+        i, k = i + 1, 0
+    return (i, k), stack
+
+
+class _Piece:
+    """One piece being filled from a start: what it holds and where it may end."""
+
+    def __init__(self, atoms: list[Atom], start: Position, stack: st.Stack, limit: int):
+        self.atoms, self.start, self.stack, self.limit = atoms, start, stack, limit
+        self.length = utf16_len(st.opening(stack))
+        self.emitted: list[str] = []
+        self.size = 0  # characters emitted
+        # The latest break of each rank; an earlier one of the same rank is never better.
+        self.breaks: dict[int, _Break] = {}
+        self.best = len(_BREAK_TEXT)  # the best rank noted so far
+
+    def fill(self) -> tuple[str, _Break | None]:
+        """Take atoms while they fit; return their source and where to cut, or None."""
+        atoms = self.atoms
+        i, k = self.start
+        while i < len(atoms):
+            atom = atoms[i]
+            over = self._take_run(atom, i, k) if atom.kind == RUN else self._take(atom, i)
+            if over is not None:
+                body = "".join(self.emitted)
+                if over == self.start:
+                    return body, None
+                return body, self._choose(over)
+            i, k = i + 1, 0
+        return "".join(self.emitted), _Break(_PARAGRAPH, self.size, (i, 0), self.stack, self.length)
+
+    def _take(self, atom: Atom, i: int) -> Position | None:
+        """Take one atom if it fits; return its position if it does not."""
+        if atom.kind == TEXT:
+            new_stack, src, cost = self.stack, atom.src, atom.cost
+        else:
+            new_stack, src = _apply(self.stack, atom)
+            # A tag contributes its own source, or ASCII that replaces it.
+            cost = atom.cost if src is atom.src else len(src)
+        if self.length + cost + (new_stack.close_cost if new_stack else 0) > self.limit:
+            if (i, 0) != self.start or atom.kind != OPEN or st.has_active(self.stack):
+                return (i, 0)
             # A tag too long for any piece: keep its text, lose its formatting.
-            new_stack, src, cost = (*stack, _Open(atom.name, atom.src, False)), "", 0
-            new_close = close_cost
-        emitted.append(src)
-        length += cost
-        stack, close_cost = new_stack, new_close
-        j += 1
-    return emitted, _Break(_PARAGRAPH, j, j, stack, length)
+            new_stack, src, cost = st.push(self.stack, atom.name, atom.src, False), "", 0
+        self.emitted.append(src)
+        self.size += len(src)
+        self.length += cost
+        self.stack = new_stack
+        return None
+
+    def _take_run(self, atom: Atom, i: int, k: int) -> Position | None:
+        """Take as much of a run from k as fits; return where it overflowed, if it did."""
+        text, length = atom.src, self.length
+        room = self.limit - length - (self.stack.close_cost if self.stack else 0)
+        fits = max(0, min(len(text) - k, room))
+        # A break before half the piece is never chosen: look only past it. The character
+        # that overflows still offers its break, as a whitespace atom would.
+        lo = max(k + 1 if (i, k) == self.start else k, k + self.limit // 2 - length)
+        if lo <= k + fits:
+            self._note_breaks(text, i, k, lo, k + fits + 1)
+        self.emitted.append(text[k : k + fits] if k or fits < len(text) else text)
+        self.size += fits
+        self.length = length + fits
+        return None if k + fits == len(text) else (i, k + fits)
+
+    def _note_breaks(self, text: str, i: int, k: int, lo: int, hi: int) -> None:
+        """Remember the latest break of each rank at positions lo..hi-1 of a run."""
+        for rank, sep, skip in _BREAK_TEXT:
+            if rank > self.best:
+                break  # every break noted is past half the piece, so a better rank wins
+            # A paragraph break is the first of two newlines; the second may lie past hi.
+            at = text.rfind(sep, lo, min(hi + len(sep) - 1, len(text)))
+            if at != -1:
+                resume = (i, at + skip) if at + skip < len(text) else (i + 1, 0)
+                cut, length = self.size + at - k, self.length + at - k
+                self.breaks[rank] = _new(_Break, (rank, cut, resume, self.stack, length))
+                self.best = rank
+
+    def _choose(self, over: Position) -> _Break:
+        """Pick the best break: the latest of the best rank past half the piece."""
+        # A break early in the piece would waste a message (so none is noted); cut hard instead.
+        for rank in (_PARAGRAPH, _LINE, _SPACE):
+            if rank in self.breaks:
+                return self.breaks[rank]
+        return _Break(_SPACE, self.size, over, self.stack, self.length)
 
 
-def _breaks_at(atoms: list[_Atom], j: int, stack: tuple[_Open, ...], length: int) -> list[_Break]:
-    """Return the breaks that a whitespace atom at j offers."""
-    src = atoms[j].src
-    if src == " ":
-        return [_Break(_SPACE, j, j + 1, stack, length)]
-    if src != "\n":
-        return []
-    breaks = [_Break(_LINE, j, j + 1, stack, length)]
-    if j + 1 < len(atoms) and atoms[j + 1].src == "\n":
-        breaks.append(_Break(_PARAGRAPH, j, j + 2, stack, length))
-    return breaks
-
-
-def _choose(
-    breaks: list[_Break], j: int, stack: tuple[_Open, ...], length: int, limit: int
-) -> _Break:
-    """Pick the best break: the latest of the best rank past half the piece."""
-    # A break early in the piece would waste a message; cut hard instead.
-    for rank in (_PARAGRAPH, _LINE, _SPACE):
-        for brk in reversed(breaks):
-            if brk.rank == rank and brk.length >= limit // 2:
-                return brk
-    return _Break(_SPACE, j, j, stack, length)
-
-
-def _apply(stack: tuple[_Open, ...], atom: _Atom) -> tuple[tuple[_Open, ...], str]:
-    """Return the open elements after atom, and the source atom contributes."""
-    if atom.kind == _OPEN:
+def _apply(stack: st.Stack, atom: Atom) -> tuple[st.Stack, str]:
+    """Return the open elements after a tag, and the source the tag contributes."""
+    if atom.kind == OPEN:
         src = atom.src
-        if atom.name == "code" and not (stack and stack[-1].name == "pre" and stack[-1].active):
+        if atom.name == "code" and not (stack and stack.name == "pre" and stack.active):
             # A language class is only valid on code directly inside pre.
             src = "<code>"
-        return (*stack, _Open(atom.name, src, True)), src
-    if atom.kind == _CLOSE:
-        if not stack or stack[-1].name != atom.name:
-            # A stray end tag would make Telegram reject the piece; drop it.
-            return stack, ""
-        return stack[:-1], atom.src if stack[-1].active else ""
-    return stack, atom.src
-
-
-def _opening(stack: tuple[_Open, ...]) -> str:
-    """Return the start tags that reopen the active elements."""
-    return "".join(o.src for o in stack if o.active)
-
-
-def _closing(stack: tuple[_Open, ...]) -> str:
-    """Return the end tags that close the active elements."""
-    return "".join(f"</{o.name}>" for o in reversed(stack) if o.active)
+        return st.push(stack, atom.name, src, True), src
+    if stack is None or stack.name != atom.name:
+        # A stray end tag would make Telegram reject the piece; drop it.
+        return stack, ""
+    return stack.outer, atom.src if stack.active else ""

@@ -5,6 +5,9 @@ from html import unescape
 
 MAX_MESSAGE_LENGTH = 4096
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TOKEN = re.compile(r"<[^<>]*>|[^<]+|<")
+_DROPPABLE_START = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?>")
 _EMPTY_ELEMENT = re.compile(r"<(b|i|s|u|a|code|pre|blockquote)(?: [^<>]*)?></\1>")
 
 # What Telegram treats as nothing at all (TDLib's clean_input_string and
@@ -31,16 +34,41 @@ def is_blank(text: str) -> bool:
 def normalize(text: str) -> str:
     """Unify line endings and drop code points Telegram cannot carry."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    if text.isascii():
+        return text  # found at memory speed; the pattern below looks at each character
     # A lone surrogate cannot be encoded as UTF-8, so the request would fail.
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def drop_empty_elements(html_text: str) -> str:
     """Remove elements with nothing inside, which carry no formatting."""
-    count = 1
-    while count:
-        html_text, count = _EMPTY_ELEMENT.subn("", html_text)
-    return html_text
+    if not _EMPTY_ELEMENT.search(html_text):
+        return html_text  # the usual case, found without a step per tag
+    # One pass with a stack: an end tag right after its own start tag takes both away, which
+    # may leave the element around them empty in turn, as in <b><i></i></b>.
+    kept: list[str] = []
+    for token in _TOKEN.findall(html_text):
+        if kept and token.startswith("</") and _starts(kept[-1], token[2:-1]):
+            kept.pop()
+        else:
+            kept.append(token)
+    return "".join(kept)
+
+
+def _starts(token: str, name: str) -> bool:
+    """Tell whether token is the start tag of an element named name that may be dropped."""
+    start = _DROPPABLE_START.fullmatch(token)
+    return start is not None and start[1] == name
+
+
+def escape_html(text: str) -> str:
+    """Escape text for Telegram HTML."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attr(text: str) -> str:
+    """Escape text for a double-quoted Telegram HTML attribute."""
+    return escape_html(text).replace('"', "&quot;")
 
 
 def html_to_plain(html: str) -> str:
