@@ -2,9 +2,10 @@
 
 import asyncio
 import logging
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -35,6 +36,7 @@ from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
+from memory.models import utcnow
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tokens import encoding
@@ -49,30 +51,50 @@ RECOVERY_WAIT_SECONDS = 30
 RATE_LIMIT_RETRIES = 3
 
 
-def build_services(settings: Settings) -> Services:
-    """Build the engine, the stores, the model client and the services on top."""
-    engine = create_engine(settings.database_url)
-    sessionmaker = create_sessionmaker(engine)
-    memories, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
-    conversations = ConversationStore(
-        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes)
-    )
-    anthropic = AsyncAnthropic(
+def model_client(
+    settings: Settings, http_client: DefaultAsyncHttpxClient | None = None
+) -> AsyncAnthropic:
+    """Return the Messages API client, retrying what the SDK deems retryable."""
+    return AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
         base_url=settings.anthropic_base_url,
         max_retries=ANTHROPIC_MAX_RETRIES,
         timeout=ANTHROPIC_TIMEOUT_SECONDS,
+        http_client=http_client,
     )
-    compactor = Compactor(
-        anthropic, settings.anthropic_model, conversations, settings.history_token_budget
-    )
-    config = AgentConfig(
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """Return how the agent calls the model, from the settings."""
+    return AgentConfig(
         model=settings.anthropic_model,
         max_tokens=settings.anthropic_max_tokens,
         max_tool_rounds=settings.agent_max_tool_rounds,
         memory_token_budget=settings.memory_token_budget,
     )
-    agent = Agent(anthropic, config, conversations, memories, switch)
+
+
+def build_services(
+    settings: Settings,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    http_client: DefaultAsyncHttpxClient | None = None,
+) -> Services:
+    """Build the engine, the stores, the model client and the services on top.
+
+    The evaluation (evals/) passes a fixed clock, and an HTTP client that records what is sent.
+    """
+    engine = create_engine(settings.database_url)
+    sessionmaker = create_sessionmaker(engine)
+    memories, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
+    conversations = ConversationStore(
+        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes), clock
+    )
+    anthropic = model_client(settings, http_client)
+    compactor = Compactor(
+        anthropic, settings.anthropic_model, conversations, settings.history_token_budget
+    )
+    agent = Agent(anthropic, agent_config(settings), conversations, memories, switch)
     control = MemoryControl(
         memories,
         switch,
@@ -84,7 +106,7 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, compactor, settings.zone),
+        chat=ChatService(conversations, agent, compactor, settings.zone, clock),
         conversations=conversations,
         memories=memories,
         memory_control=control,
