@@ -4,7 +4,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from evals.case import ZONE, Case, Seed, Turn, said
-from evals.cases.phrases import ANNOUNCES_MEMORY, AP, ENGLISH, EXAM_DATE, FRENCH
+from evals.cases.phrases import ANNOUNCES_MEMORY, AP, ENGLISH, EXAM_DATE, FRENCH, SAVING
 from evals.judge import Judged
 from evals.rules import (
     AsksQuestion,
@@ -24,6 +24,10 @@ from memory.categories import Category
 
 # A Monday: "next Friday" is the 13th, or the 20th as some read it; both are accepted.
 EXAM_NOW = datetime(2026, 3, 9, 10, 0, tzinfo=ZoneInfo(ZONE))
+# A question that covers the sister and the cello, by naming both or by a word for both.
+BOTH_FACTS = (
+    r"(Maya|sister|Lisbon).*cello|cello.*(Maya|sister|Lisbon)|\b(both|these|those|them|two)\b"
+)
 # Small enough that the block holds a few of the archive case's memories, not the oldest.
 TINY_MEMORY_BUDGET = 150
 ARCHIVE_FILLER = tuple(
@@ -59,9 +63,8 @@ CASES = (
         ),
         rules=(
             NoWrites(turn=1, note="saves nothing before asking"),
-            Questions(1, turn=1, note="asks one question"),
-            Says("Maya|sister|Lisbon", turn=1, note="the question covers the sister"),
-            Says("cello", turn=1, note="the question covers the cello"),
+            Questions(1, turn=1, about=SAVING, note="asks one question about remembering"),
+            AsksQuestion(turn=1, about=BOTH_FACTS, note="the question covers both facts"),
             Called("add_to_memory", turn=2),
             HasMemory("Maya|sister"),
             HasMemory("cello"),

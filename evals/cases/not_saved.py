@@ -1,7 +1,7 @@
 """What must not be saved, or only as offered: secrets, one-off feelings and tasks, duplicates."""
 
 from evals.case import Case, Seed, said
-from evals.cases.phrases import CANNOT, CLAIMS_REMINDER, OFFERS_TO_REMEMBER, PASSWORD_MANAGER
+from evals.cases.phrases import CANNOT, CLAIMS_REMINDER, PASSWORD_MANAGER, SAVING
 from evals.rules import (
     Called,
     DoesNotSay,
@@ -10,6 +10,7 @@ from evals.rules import (
     NoMemory,
     NotCalled,
     NoWrites,
+    Questions,
     Says,
 )
 from memory.categories import Category
@@ -56,7 +57,7 @@ CASES = (
         turns=said("I'm tired today."),
         rules=(
             NoWrites(),
-            DoesNotSay(OFFERS_TO_REMEMBER, note="does not offer to remember it"),
+            Questions(0, about=SAVING, note="does not offer to remember it"),
         ),
     ),
     Case(

@@ -3,8 +3,11 @@
 They are deliberately plain: a rule that needs judgement belongs in a judged check instead.
 """
 
-# A question that offers to remember: a saving word, then a question mark in the same sentence.
-OFFERS_TO_REMEMBER = r"\b(remember|save|note|keep|store|memory)\b[^.!?\n]*\?"
+# Words of saving, for a question that offers to remember ("Should I remember that...?").
+SAVING = (
+    r"\b(remember|save|memory|memories|store|make a note|note (of |down )?(that|this|it)"
+    r"|keep (that|this|it|these|those|them|both) in mind)\b"
+)
 # Telling the user that it remembers, instead of just using what it knows.
 ANNOUNCES_MEMORY = (
     r"\b(I remember|I recall|from (my )?memor(y|ies)|in my memory|my notes|you (told|mentioned "
@@ -14,7 +17,8 @@ ANNOUNCES_MEMORY = (
 AP = "['\\u2019]"
 # Saying it cannot do something.
 CANNOT = (
-    rf"\b(can(no|{AP})t|can not|unable|not able|no way to|don{AP}t have (a|the) (way|ability))\b"
+    rf"\b(can(no|{AP})t|can not|unable|not able|no way (to|of)"
+    rf"|don{AP}t have (a|the) (way|ability))\b"
 )
 # Claiming, or implying, that a reminder is set.
 CLAIMS_REMINDER = (

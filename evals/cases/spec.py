@@ -1,14 +1,16 @@
 """The product spec's six scenarios (README, top): all must pass."""
 
 from evals.case import Case, Seed, said
-from evals.cases.phrases import ANNOUNCES_MEMORY, AP, OFFERS_TO_REMEMBER
+from evals.cases.phrases import ANNOUNCES_MEMORY, AP, SAVING
 from evals.rules import (
+    AsksQuestion,
     Called,
     DoesNotSay,
     HasMemory,
     MemoryCount,
     NotCalled,
     NoWrites,
+    Questions,
     Says,
     SeedUpdated,
 )
@@ -27,7 +29,7 @@ CASES = (
         turns=said("Alec is my boss by the way.", "yes"),
         rules=(
             NoWrites(turn=1, note="saves nothing before asking"),
-            Says(OFFERS_TO_REMEMBER, turn=1, note="asks whether to remember it"),
+            AsksQuestion(turn=1, about=SAVING, note="asks whether to remember it"),
             Called("add_to_memory", turn=2, category="person", subject="Alec", content="boss"),
             HasMemory(r"Alec.*boss|boss.*Alec", category="person"),
             MemoryCount(1),
@@ -40,7 +42,7 @@ CASES = (
         turns=said("Remember that I prefer Friday due dates."),
         rules=(
             Called("add_to_memory", turn=1, category="preference", content="friday"),
-            DoesNotSay(OFFERS_TO_REMEMBER, note="does not ask whether to save it"),
+            Questions(0, about=SAVING, note="does not ask whether to save it"),
             HasMemory(r"friday"),
             MemoryCount(1),
         ),
@@ -55,7 +57,7 @@ CASES = (
         ),
         rules=(
             NotCalled("add_to_memory", note="never saves it"),
-            DoesNotSay(OFFERS_TO_REMEMBER, turn=2, note="does not ask again"),
+            Questions(0, turn=2, about=SAVING, note="does not ask again"),
             MemoryCount(0),
         ),
     ),
