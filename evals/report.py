@@ -85,10 +85,12 @@ def table(run: RunResult) -> str:
     """Return the run as text: a row per case, failed rules under it, totals, judged checks."""
     answered = sorted({m for t in run.all_trials for m in t.models})
     shown = f" (the API answered as {', '.join(answered)})" if answered else ""
-    digest = (run.fingerprint or "none (no request was made)")[:HASH_SHOWN]
+    digest = "none (no request was made)"
+    if run.fingerprint:
+        digest = f"sha256 {run.fingerprint[:HASH_SHOWN]}... (in full in --report)"
     header = [
         f"Memory evaluation: model {run.model}{shown}, {run.trials_per_case} trial(s) per case",
-        f"Instructions and tools as sent: sha256 {digest}... (in full in --report)",
+        f"Instructions and tools as sent: {digest}",
         "",
     ]
     return "\n".join([*header, *_case_lines(run), "", *_totals(run), *_judged_lines(run)])

@@ -1,22 +1,12 @@
-"""Fixtures: the fake Messages API, run options pointing at it, a migrated template database."""
+"""Fixtures: the fake Messages API, and run options and an API key pointing at it."""
 
 import pytest
 
 from evals.prices import prices_for
 from evals.runner import RunOptions
-from evals.sandbox import Databases
-from tests import pg
 from tests.fakes.anthropic_server import FakeAnthropic
 
 MODEL = "claude-sonnet-test"
-
-
-@pytest.fixture(scope="session")
-def eval_databases(tmp_path_factory) -> Databases:
-    """Return a template database migrated once, that trials copy."""
-    databases = Databases(tmp_path_factory.mktemp("evals"))
-    pg.run(databases.prepare)
-    return databases
 
 
 @pytest.fixture

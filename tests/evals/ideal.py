@@ -135,6 +135,10 @@ IDEAL = {
     "memory_off": chat(
         [("window seats", text("Memory is off here, so nothing is saved; /memory on resumes it."))]
     ),
+    "archive_found_by_search": chat(
+        [("dentist", tool_use("search_memory", {"query": "dentist"}))],
+        after_tool="Your dentist is Dr. Okafor.",
+    ),
     "saved_then_known_after_new": chat(
         [
             ("partner is called Jo", add("The user's partner is called Jo", "person", "Jo")),

@@ -4,6 +4,8 @@ A case that no scripted model can pass wastes a paid run; one that a model doing
 saving everything) also passes measures nothing.
 """
 
+import dataclasses
+
 import pytest
 
 from evals.case import Case
@@ -13,7 +15,7 @@ from evals.rules import Called, Compacted, NotInBlock, SeedKept, SeedUpdated
 from evals.runner import missing_tools, run
 from memory.budget import new_memory_tokens
 from memory.tokens import count_tokens
-from tests.evals.ideal import ideal_model
+from tests.evals.ideal import IDEAL, ideal_model
 from tests.evals.scripted import eager, saying
 
 MUST_PASS = {
@@ -78,8 +80,15 @@ def test_select_takes_names_and_globs_in_table_order():
         select(["nope"])
 
 
-def test_the_archive_case_waits_for_search_memory():
-    assert [case.name for case in CASES if missing_tools(case)] == ["archive_found_by_search"]
+def test_a_case_is_skipped_only_while_the_bot_lacks_a_tool_it_needs():
+    [case] = select(["explicit_save"])
+    assert missing_tools(dataclasses.replace(case, requires_tools=("add_to_memory",))) == []
+    lacking = dataclasses.replace(case, requires_tools=("add_to_memory", "no_such_tool"))
+    assert missing_tools(lacking) == ["no_such_tool"]
+
+
+def test_every_case_has_a_script_that_passes_it_even_those_waiting_for_a_tool():
+    assert set(IDEAL) == {case.name for case in CASES}
 
 
 async def test_every_case_passes_with_a_model_that_does_what_it_asks(fake, options):

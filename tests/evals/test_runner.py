@@ -146,10 +146,15 @@ async def test_an_api_error_fails_the_trial_as_such(fake, options):
 
 
 async def test_a_case_whose_tool_the_bot_lacks_is_skipped_without_a_request(fake, options):
-    result = await run(select(["archive_found_by_search"]), trials(options, 3))
-    assert result.cases[0].skipped == "needs search_memory, which the bot does not offer"
+    [case] = select(["archive_found_by_search"])
+    waiting = dataclasses.replace(case, requires_tools=("search_memory", "no_such_tool"))
+    result = await run([waiting], trials(options, 3))
+    assert result.cases[0].skipped.startswith("needs ") and "no_such_tool" in (
+        result.cases[0].skipped
+    )
     assert result.exit_code == 0 and fake.requests == []
-    assert "skipped: needs search_memory" in table(result)
+    assert "skipped: needs " in table(result)
+    assert "Instructions and tools as sent: none (no request was made)" in table(result)
 
 
 async def test_tokens_and_cost_add_up_from_what_the_api_reported(fake, options):
