@@ -31,6 +31,7 @@ def _failed_rules(result: CaseResult) -> list[str]:
 
 
 def _case_lines(run: RunResult) -> list[str]:
+    """Return the table's header and a row per case, its failed rules under it."""
     lines = [f"{'case':<{NAME_WIDTH}} must  passed  verdict"]
     for result in run.cases:
         passed, verdict = _verdict(result)
@@ -41,6 +42,7 @@ def _case_lines(run: RunResult) -> list[str]:
 
 
 def _totals(run: RunResult) -> list[str]:
+    """Return the lines of totals: cases, trials, tokens and cost."""
     ran = [c for c in run.cases if not c.skipped]
     musts = [c for c in ran if c.case.must_pass]
     trials = run.all_trials
@@ -65,6 +67,7 @@ def _totals(run: RunResult) -> list[str]:
 
 
 def _judged_lines(run: RunResult) -> list[str]:
+    """Return the judged checks' tallies per case, or nothing when none were judged."""
     lines = []
     for result in run.cases:
         tallies: dict[str, Counter] = {}
@@ -97,6 +100,7 @@ def table(run: RunResult) -> str:
 
 
 def _trial_record(run: RunResult, case: CaseResult, trial: TrialResult) -> dict:
+    """Return a trial as a JSON object."""
     transcript = trial.transcript
     return {
         "type": "trial",
@@ -128,6 +132,7 @@ def _trial_record(run: RunResult, case: CaseResult, trial: TrialResult) -> dict:
 
 
 def _summary_record(run: RunResult) -> dict:
+    """Return the run's summary as a JSON object."""
     return {
         "type": "summary",
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -90,6 +90,7 @@ async def _case_result(
         return CaseResult(case, skipped=f"needs {', '.join(missing)}, which the bot does not offer")
 
     async def reported(number: int) -> TrialResult:
+        """Run a trial and report it as soon as it is done."""
         result = await runner.trial(case, number)
         progress(result)
         return result

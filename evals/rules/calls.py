@@ -17,6 +17,7 @@ def calls_in(transcript: Transcript, turn: int | None, names: tuple[str, ...]) -
 
 
 def _describe(call: ToolCall) -> str:
+    """Show a call briefly, for a reason."""
     return short(f"{call.name}({call.input})" + (" -> error" if call.is_error else ""))
 
 
@@ -51,6 +52,7 @@ class Called:
         return self.note or f"calls {self.tool}{arguments}{turn_words(self.turn)}"
 
     def _matches(self, call: ToolCall, transcript: Transcript) -> bool:
+        """Tell whether a call succeeded with arguments that match every predicate."""
         args = call.input
         if call.is_error or (self.category and args.get("category") != self.category):
             return False

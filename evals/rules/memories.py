@@ -8,6 +8,7 @@ from memory.items import MemoryItem
 
 
 def _listing(items: list[MemoryItem]) -> str:
+    """Show memories' contents briefly, for a reason."""
     return short("; ".join(item.content for item in items) or "none")
 
 
@@ -49,6 +50,7 @@ class HasMemory:
         return self.note or f"a memory matches /{self.content}/{extra}"
 
     def _matches(self, item: MemoryItem) -> bool:
+        """Tell whether a memory matches the content, category and subject given."""
         if self.category and item.category.value != self.category:
             return False
         if self.subject and (item.subject or "").casefold() != self.subject.casefold():
@@ -79,6 +81,7 @@ class NoMemory:
 
 
 def _seed(transcript: Transcript, key: str) -> MemoryItem | None:
+    """Return the seeded memory as it ended, forgotten or not."""
     memory_id = transcript.seeds[key]
     return next((r.item for r in transcript.memories if r.item.id == memory_id), None)
 

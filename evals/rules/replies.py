@@ -60,6 +60,7 @@ def questions(reply: str) -> list[str]:
 
 
 def _about(about: str | None) -> str:
+    """Name what a question must be about, in a label."""
     return f" about /{about}/" if about else ""
 
 
