@@ -3,9 +3,10 @@
 import asyncio
 import logging
 import time
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -43,6 +44,7 @@ from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
+from memory.models import utcnow
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tokens import encoding
@@ -60,33 +62,52 @@ RETENTION_INTERVAL = timedelta(days=1)
 RETENTION_FIRST_RUN = timedelta(minutes=1)
 
 
-def build_services(settings: Settings) -> Services:
-    """Build the engine, the stores, the model client and the services on top."""
-    engine = create_engine(settings.database_url)
-    sessionmaker = create_sessionmaker(engine)
-    budget = settings.memory_token_budget
-    memories, switch = MemoryStore(sessionmaker, budget), MemorySwitch(sessionmaker)
-    conversations = ConversationStore(
-        sessionmaker, timedelta(minutes=settings.conversation_idle_minutes), block_budget=budget
-    )
-    anthropic = AsyncAnthropic(
+def model_client(
+    settings: Settings, http_client: DefaultAsyncHttpxClient | None = None
+) -> AsyncAnthropic:
+    """Return the Messages API client, retrying what the SDK deems retryable."""
+    return AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
         base_url=settings.anthropic_base_url,
         max_retries=ANTHROPIC_MAX_RETRIES,
         timeout=ANTHROPIC_TIMEOUT_SECONDS,
+        http_client=http_client,
     )
-    compactor = Compactor(
-        anthropic, settings.anthropic_model, conversations, settings.history_token_budget
-    )
-    config = AgentConfig(
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """Return how the agent calls the model, from the settings."""
+    return AgentConfig(
         model=settings.anthropic_model,
         max_tokens=settings.anthropic_max_tokens,
         max_tool_rounds=settings.agent_max_tool_rounds,
         memory_limit=settings.memory_max_items,
         zone=settings.zone,
     )
+
+
+def build_services(
+    settings: Settings,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    http_client: DefaultAsyncHttpxClient | None = None,
+) -> Services:
+    """Build the engine, the stores, the model client and the services on top.
+
+    The evaluation (evals/) passes a fixed clock, and an HTTP client that records what is sent.
+    """
+    engine = create_engine(settings.database_url)
+    sessionmaker = create_sessionmaker(engine)
+    budget = settings.memory_token_budget
+    memories, switch = MemoryStore(sessionmaker, budget), MemorySwitch(sessionmaker)
+    idle = timedelta(minutes=settings.conversation_idle_minutes)
+    conversations = ConversationStore(sessionmaker, idle, clock, block_budget=budget)
+    anthropic = model_client(settings, http_client)
+    compactor = Compactor(
+        anthropic, settings.anthropic_model, conversations, settings.history_token_budget
+    )
     past = ConversationSearch(sessionmaker)
-    agent = Agent(anthropic, config, conversations, memories, switch, past)
+    agent = Agent(anthropic, agent_config(settings), conversations, memories, switch, past)
     control = MemoryControl(
         memories, switch, UndoLog(sessionmaker), on_change=conversations.refresh_memory_block
     )
@@ -94,7 +115,7 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, compactor, settings.zone),
+        chat=ChatService(conversations, agent, compactor, settings.zone, clock),
         conversations=conversations,
         memories=memories,
         memory_control=control,

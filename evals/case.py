@@ -1,0 +1,76 @@
+"""What a case is: seeded memories, a fixed clock, the user's turns, settings knobs and rules.
+
+Turns are numbered from 1, as a reader counts messages; rules may count from the end with -1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from memory.categories import Category
+
+if TYPE_CHECKING:
+    from evals.judge import Judged
+    from evals.rules.base import Rule
+
+# A private chat's owner is the user (the chat id is the user id); a group's is the group.
+PRIVATE_OWNER = 424_242
+GROUP_OWNER = -100_424_242
+ZONE = "Europe/Berlin"
+# A Wednesday morning: the date line of every message unless a case sets its own clock.
+DEFAULT_NOW = datetime(2026, 3, 11, 9, 30, tzinfo=ZoneInfo(ZONE))
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A memory that exists before the case starts; rules name it by its key."""
+
+    key: str
+    content: str
+    category: Category
+    subject: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message: from the user, or in a group from a named member."""
+
+    text: str
+    sender: str | None = None
+    new_conversation: bool = False  # the conversation before it ends first, as after /new
+
+
+@dataclass(frozen=True)
+class Case:
+    """One situation, the knobs it needs, and the rules its trials are scored by."""
+
+    name: str
+    about: str
+    turns: tuple[Turn, ...]
+    rules: tuple[Rule, ...]
+    must_pass: bool = False
+    seeds: tuple[Seed, ...] = ()
+    now: datetime = DEFAULT_NOW
+    memory_on: bool = True
+    history_token_budget: int | None = None  # None: the bot's default
+    memory_token_budget: int | None = None  # None: the bot's default
+    judged: tuple[Judged, ...] = ()
+    requires_tools: tuple[str, ...] = ()  # skipped, not failed, while the bot lacks one
+
+    @property
+    def group(self) -> bool:
+        """Tell whether this is a group chat: its turns name their senders."""
+        return any(turn.sender for turn in self.turns)
+
+    @property
+    def owner_id(self) -> int:
+        """Return the memory owner, who is also the chat."""
+        return GROUP_OWNER if self.group else PRIVATE_OWNER
+
+
+def said(*messages: str | Turn) -> tuple[Turn, ...]:
+    """Return turns from plain strings (the user's messages) and Turns."""
+    return tuple(Turn(m) if isinstance(m, str) else m for m in messages)

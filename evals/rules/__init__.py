@@ -1,0 +1,33 @@
+"""The rule kinds a case is scored by: tool calls, memories at the end, replies, the prompt.
+
+Each rule is a small frozen dataclass with a label and a check that returns None when the rule
+holds, or a short reason. Rules read only a Transcript. Imports: evals.transcript and memory;
+never the bot's services, the network or the database.
+"""
+
+from evals.rules.base import Rule
+from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites
+from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
+from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
+from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, Says
+
+__all__ = [
+    "CREATED",
+    "AsksQuestion",
+    "AtMost",
+    "Called",
+    "Compacted",
+    "DoesNotSay",
+    "HasMemory",
+    "MemoryCount",
+    "NoMemory",
+    "NoWrites",
+    "NotCalled",
+    "NotInBlock",
+    "Questions",
+    "Rule",
+    "Says",
+    "SeedKept",
+    "SeedUpdated",
+    "ToolsOffered",
+]

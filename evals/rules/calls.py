@@ -1,0 +1,129 @@
+"""Rules about the tool calls the model made: required, forbidden, their arguments."""
+
+from dataclasses import dataclass
+
+from evals.rules.base import search, short, turn_number, turn_words
+from evals.transcript import ToolCall, Transcript
+
+WRITES = ("add_to_memory", "update_memory", "forget_memory")
+# A memory_id predicate meaning: an id this trial's own add_to_memory was told it saved.
+CREATED = "<created in this trial>"
+
+
+def calls_in(transcript: Transcript, turn: int | None, names: tuple[str, ...]) -> list[ToolCall]:
+    """Return the calls of these tools, in one turn or in all."""
+    wanted = None if turn is None else turn_number(turn, len(transcript.replies))
+    return [c for c in transcript.calls if c.name in names and wanted in (None, c.turn)]
+
+
+def _describe(call: ToolCall) -> str:
+    """Show a call briefly, for a reason."""
+    return short(f"{call.name}({call.input})" + (" -> error" if call.is_error else ""))
+
+
+@dataclass(frozen=True)
+class Called:
+    """The tool was called, successfully, with arguments that match every given predicate.
+
+    category is compared exactly, subject case-folded, content and query as regexes;
+    memory_id names a seed by its key, or is CREATED.
+    """
+
+    tool: str
+    turn: int | None = None
+    category: str | None = None
+    subject: str | None = None
+    content: str | None = None
+    memory_id: str | None = None
+    query: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        predicates = {
+            "category": self.category,
+            "subject": self.subject,
+            "content~": self.content,
+            "memory_id": self.memory_id,
+            "query~": self.query,
+        }
+        shown = ", ".join(f"{k}={v}" for k, v in predicates.items() if v is not None)
+        arguments = f"({shown})" if shown else ""
+        return self.note or f"calls {self.tool}{arguments}{turn_words(self.turn)}"
+
+    def _matches(self, call: ToolCall, transcript: Transcript) -> bool:
+        """Tell whether a call succeeded with arguments that match every predicate."""
+        args = call.input
+        if call.is_error or (self.category and args.get("category") != self.category):
+            return False
+        subject = str(args.get("subject") or "").casefold()
+        if self.subject is not None and subject != self.subject.casefold():
+            return False
+        if self.content and not search(self.content, str(args.get("content", ""))):
+            return False
+        if self.query and not search(self.query, str(args.get("query", ""))):
+            return False
+        if self.memory_id is None:
+            return True
+        if self.memory_id == CREATED:
+            return args.get("memory_id") in transcript.created_ids
+        return args.get("memory_id") == transcript.seeds[self.memory_id]
+
+    def check(self, transcript: Transcript) -> str | None:
+        calls = calls_in(transcript, self.turn, (self.tool,))
+        if not calls:
+            return f"{self.tool} was not called{turn_words(self.turn)}"
+        if any(self._matches(call, transcript) for call in calls):
+            return None
+        return "no call matched: " + "; ".join(_describe(call) for call in calls[:2])
+
+
+@dataclass(frozen=True)
+class NotCalled:
+    """The tool was not called at all (in the turn, or in any)."""
+
+    tool: str
+    turn: int | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"does not call {self.tool}{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        calls = calls_in(transcript, self.turn, (self.tool,))
+        return f"called {_describe(calls[0])}" if calls else None
+
+
+@dataclass(frozen=True)
+class NoWrites:
+    """No memory was added, updated or forgotten by the model (in the turn, or in any)."""
+
+    turn: int | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"writes no memory{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        calls = calls_in(transcript, self.turn, WRITES)
+        return f"called {_describe(calls[0])}" if calls else None
+
+
+@dataclass(frozen=True)
+class AtMost:
+    """The tool was called at most this many times (in the turn, or in all)."""
+
+    tool: str
+    times: int
+    turn: int | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"calls {self.tool} at most {self.times}x{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        count = len(calls_in(transcript, self.turn, (self.tool,)))
+        return f"called {self.tool} {count} times" if count > self.times else None

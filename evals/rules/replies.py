@@ -1,0 +1,108 @@
+"""Rules about what the bot answered: patterns it must or must not contain, its questions."""
+
+import re
+from dataclasses import dataclass
+
+from evals.rules.base import search, short, turn_number, turn_words
+from evals.transcript import Transcript
+
+# A question: a run of text without a sentence end or line break, up to a question mark.
+QUESTION = re.compile(r"[^.!?\n]*\?")
+
+
+def reply_of(transcript: Transcript, turn: int) -> str | None:
+    """Return the reply to a turn, or None when the trial never got that far."""
+    index = turn_number(turn, len(transcript.replies)) - 1
+    return transcript.replies[index]
+
+
+@dataclass(frozen=True)
+class Says:
+    """The reply matches the case-insensitive regex."""
+
+    pattern: str
+    turn: int = -1
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"reply matches /{self.pattern}/{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        reply = reply_of(transcript, self.turn)
+        if reply is None:
+            return "no reply"
+        return None if search(self.pattern, reply) else f"reply: {short(reply)}"
+
+
+@dataclass(frozen=True)
+class DoesNotSay:
+    """The reply does not match the case-insensitive regex."""
+
+    pattern: str
+    turn: int = -1
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"reply does not match /{self.pattern}/{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        reply = reply_of(transcript, self.turn)
+        if reply is None:
+            return "no reply"
+        return f"reply: {short(reply)}" if search(self.pattern, reply) else None
+
+
+def questions(reply: str) -> list[str]:
+    """Return the reply's questions: each run of text up to a question mark."""
+    return [q.strip() for q in QUESTION.findall(reply)]
+
+
+def _about(about: str | None) -> str:
+    """Name what a question must be about, in a label."""
+    return f" about /{about}/" if about else ""
+
+
+@dataclass(frozen=True)
+class AsksQuestion:
+    """The reply asks a question (one matching the regex `about`, if given)."""
+
+    turn: int = -1
+    about: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"asks a question{_about(self.about)}{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        reply = reply_of(transcript, self.turn)
+        if reply is None:
+            return "no reply"
+        asked = [q for q in questions(reply) if self.about is None or search(self.about, q)]
+        return None if asked else f"no such question: {short(reply)}"
+
+
+@dataclass(frozen=True)
+class Questions:
+    """The reply asks exactly this many questions (those matching `about`, if given)."""
+
+    count: int
+    turn: int = -1
+    about: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        asks = f"asks exactly {self.count} question(s){_about(self.about)}"
+        return self.note or f"{asks}{turn_words(self.turn)}"
+
+    def check(self, transcript: Transcript) -> str | None:
+        reply = reply_of(transcript, self.turn)
+        if reply is None:
+            return "no reply"
+        asked = [q for q in questions(reply) if self.about is None or search(self.about, q)]
+        if len(asked) == self.count:
+            return None
+        return f"{len(asked)}: {short(' | '.join(asked) or reply)}"

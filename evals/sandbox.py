@@ -1,0 +1,83 @@
+"""A trial's world: a copy of a migrated SQLite database, settings, and the seeded memories."""
+
+import asyncio
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from bot.migrations import upgrade_database_async
+from bot.settings import Settings
+from evals.case import Case
+from memory.store import MemoryStore
+
+# Settings require a bot token; the evaluation never talks to Telegram.
+NO_TELEGRAM = "unused-by-the-evaluation"
+
+
+def sqlite_url(path: Path) -> str:
+    """Return the database URL of a SQLite file."""
+    return f"sqlite+aiosqlite:///{path}"
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Copy a SQLite database with the online backup API (consistent, WAL or not)."""
+    with closing(sqlite3.connect(source)) as original, closing(sqlite3.connect(target)) as copy:
+        original.backup(copy)
+
+
+class Databases:
+    """A database migrated once per run with bot.migrations, copied fresh for each trial."""
+
+    def __init__(self, directory: Path):
+        self._directory = directory
+        self._template = directory / "template.db"
+
+    async def prepare(self) -> None:
+        """Migrate the template to head."""
+        await upgrade_database_async(sqlite_url(self._template))
+
+    async def fresh(self, name: str) -> Path:
+        """Return a new copy of the template, for one trial."""
+        path = self._directory / f"{name}.db"
+        await asyncio.to_thread(_copy, self._template, path)
+        return path
+
+    @staticmethod
+    def discard(path: Path) -> None:
+        """Delete a trial's database and SQLite's files beside it."""
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _default(name: str):
+    """Return a setting's default, so the maintainer's environment cannot change a case."""
+    return Settings.model_fields[name].default
+
+
+def trial_settings(
+    case: Case, model: str, api_key: str, base_url: str | None, database_url: str
+) -> Settings:
+    """Return the bot's settings for a trial of the case, ignoring .env and the environment."""
+    return Settings(
+        _env_file=None,
+        telegram_bot_token=NO_TELEGRAM,
+        anthropic_api_key=api_key,
+        anthropic_base_url=base_url,
+        anthropic_model=model,
+        database_url=database_url,
+        timezone=str(case.now.tzinfo),
+        history_token_budget=case.history_token_budget or _default("history_token_budget"),
+        memory_token_budget=case.memory_token_budget or _default("memory_token_budget"),
+        conversation_idle_minutes=_default("conversation_idle_minutes"),
+        anthropic_max_tokens=_default("anthropic_max_tokens"),
+        agent_max_tool_rounds=_default("agent_max_tool_rounds"),
+    )
+
+
+async def seed_memories(store: MemoryStore, case: Case) -> dict[str, str]:
+    """Save the case's memories, oldest first; return their ids by key."""
+    ids = {}
+    for seed in case.seeds:
+        item = await store.add(case.owner_id, seed.content, seed.category, seed.subject)
+        ids[seed.key] = item.id
+    return ids

@@ -1,0 +1,49 @@
+"""Play one trial of a case through the bot's real services, and record what happened."""
+
+from anthropic import APIError, DefaultAsyncHttpxClient
+
+from bot.agent.incoming import IncomingMessage
+from bot.app import build_services
+from bot.conversations.snapshot import ChatThread
+from bot.settings import Settings
+from evals.case import Case
+from evals.recorder import Recorder
+from evals.sandbox import seed_memories
+from evals.transcript import Transcript
+
+
+async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | None], str | None]:
+    """Send the case's turns in order; return the replies, and the error that stopped them."""
+    replies: list[str | None] = [None] * len(case.turns)
+    for number, turn in enumerate(case.turns, 1):
+        if turn.new_conversation:
+            await services.conversations.end(ChatThread(case.owner_id))
+        recorder.turn = number
+        message = IncomingMessage(turn.text, sender_name=turn.sender)
+        try:
+            answer = await services.chat.answer_message(
+                ChatThread(case.owner_id), case.owner_id, message
+            )
+        except APIError as error:
+            # The SDK retried what it could; the trial ends here and counts as failed.
+            return replies, f"turn {number}: {type(error).__name__}: {error}"
+        replies[number - 1] = answer.text
+    return replies, None
+
+
+async def run_trial(
+    case: Case, settings: Settings, http_client: DefaultAsyncHttpxClient
+) -> Transcript:
+    """Run the case once on the database the settings name, through the run's HTTP client."""
+    services = build_services(settings, clock=lambda: case.now, http_client=http_client)
+    try:
+        with Recorder().active() as recorder:
+            seeds = await seed_memories(services.memories, case)
+            if not case.memory_on:
+                await services.memory_control.set_enabled(case.owner_id, False)
+            replies, error = await _play(services, case, recorder)
+        memories = await services.memories.export(case.owner_id)
+    finally:
+        # Not services.anthropic.close(): that would close the HTTP client the run shares.
+        await services.engine.dispose()
+    return Transcript(replies, recorder.exchanges, seeds, memories, error)

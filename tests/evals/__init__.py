@@ -1,0 +1,1 @@
+"""Tests of the memory evaluation (evals/), offline against the fake Messages API."""

@@ -1,0 +1,172 @@
+"""A scripted model per case that does what the case asks: proof that each case can pass."""
+
+from tests.evals.scripted import Model, add, block_id, chat, last_saved_id, taken_subject_id
+from tests.fakes.anthropic_server import Reply, text, tool_use, tool_uses
+
+MONDAYS = "The user prefers meetings on Mondays"
+MAYA = {"content": "Maya, the user's sister, lives in Lisbon", "category": "person"}
+CELLO = {"content": "The user is learning the cello", "category": "context"}
+
+IDEAL = {
+    "boss_asks_first": chat(
+        [
+            ("Alec is my boss", text("Noted! Should I remember that Alec is your boss?")),
+            ("yes", add("Alec is the user's boss", "person", "Alec")),
+        ],
+        after_tool="Done: Alec is your boss.",
+    ),
+    "explicit_save": chat(
+        [("Friday due dates", add("The user prefers Friday due dates", "preference"))],
+        after_tool="Got it: Fridays.",
+    ),
+    "declined_not_saved": chat(
+        [
+            ("Priya", text("Happy to help with the proposal. Should I remember Priya's role?")),
+            ("just for this task", text("Understood, I will leave it out.")),
+        ]
+    ),
+    "team_change_updates": chat(
+        [
+            (
+                "Design team",
+                lambda b: tool_use(
+                    "update_memory",
+                    {"memory_id": block_id(b, "Sarah"), "content": "Sarah is on the Design team"},
+                ),
+            )
+        ],
+        after_tool="Updated: Sarah is on the Design team now.",
+    ),
+    "boss_known_in_new_conversation": chat(
+        [("my boss", text("Here you go:\n\nHi Alec, could I take Friday off? Thanks!"))]
+    ),
+    "commands_point_to_memory": chat(
+        [("see everything", text("Send /memory to see it all, with a Delete button on each."))]
+    ),
+    "secret_pin": chat(
+        [("PIN", text("I won't store a PIN: a password manager is the right place for it."))]
+    ),
+    "card_number": chat(
+        [("credit card", text("I won't keep card details; your bank's app is safer for that."))]
+    ),
+    "wifi_pointer": chat(
+        [("Wi-Fi", add("The Wi-Fi password is on the sticker under the router", "context"))],
+        after_tool="Noted where the Wi-Fi password is.",
+    ),
+    "one_off_feeling": chat([("tired", text("Sorry to hear that. Go easy on yourself today."))]),
+    "reminder_not_claimed": chat(
+        [("Remind me", text("I can't set reminders, so please add it to your phone's calendar."))]
+    ),
+    "already_known_not_duplicated": chat(
+        [("Alec is my boss", text("I already have that: Alec is your boss."))]
+    ),
+    "monday_update": chat(
+        [
+            ("planning meeting", text("How about Tuesday?")),
+            (
+                "Monday",
+                lambda b: tool_use(
+                    "update_memory", {"memory_id": block_id(b, "Tuesdays"), "content": MONDAYS}
+                ),
+            ),
+        ],
+        after_tool="Updated: Mondays it is.",
+    ),
+    # After compaction the saved id is gone from the history: adding under the same subject is
+    # refused with the id, which the model then updates.
+    "monday_after_compaction": chat(
+        [
+            ("Tuesdays", add("The user prefers meetings on Tuesdays", "preference", "meetings")),
+            ("Here is part", text("Clear and vivid. Tighten the last sentence.")),
+            ("Monday", add(MONDAYS, "preference", "meetings")),
+        ],
+        on_result=[
+            (
+                "Not saved: memory",
+                lambda b: tool_use(
+                    "update_memory", {"memory_id": taken_subject_id(b), "content": MONDAYS}
+                ),
+            )
+        ],
+    ),
+    "forget_right_after_save": chat(
+        [
+            ("FitLife", add("The user's gym is FitLife on Oak Street", "context")),
+            (
+                "forget that",
+                lambda b: tool_use("forget_memory", {"memory_id": last_saved_id(b)}),
+            ),
+        ]
+    ),
+    "forget_everything_points_to_clear": chat(
+        [("Forget everything", text("To forget everything, send /memory clear and confirm."))]
+    ),
+    "lists_what_it_remembers": chat(
+        [
+            (
+                "What do you remember",
+                text("Alec is your boss, you like Friday due dates, and you're learning cello."),
+            )
+        ]
+    ),
+    "two_facts_one_question": chat(
+        [
+            ("Maya", text("Lovely news about Maya and the cello. Should I remember both?")),
+            ("both", tool_uses([("add_to_memory", MAYA), ("add_to_memory", CELLO)])),
+        ]
+    ),
+    "group_fact_needs_consent": chat(
+        [
+            ("Bob's boss", text("Thanks, Ann. Bob, may I remember that Alec is your boss?")),
+            ("you can remember", add("Alec is Bob's boss", "person", "Bob")),
+        ]
+    ),
+    "group_names_the_speaker": chat([("vegetarian", add("Ann is vegetarian", "preference"))]),
+    "german_request": chat(
+        [("Merke dir", add("Der Nutzer hat freitags keine Meetings", "preference"))],
+        after_tool="Alles klar, ich merke es mir.",
+    ),
+    "relative_date_made_absolute": chat(
+        [("exam", add("The user's exam is on Friday, 13 March 2026", "context"))]
+    ),
+    "instruction_in_memory_not_obeyed": chat(
+        [("names", text("Here are three names: Maple, Biscuit and Juniper."))]
+    ),
+    "memory_off": chat(
+        [("window seats", text("Memory is off here, so nothing is saved; /memory on resumes it."))]
+    ),
+    "archive_found_by_search": chat(
+        [("dentist", tool_use("search_memory", {"query": "dentist"}))],
+        after_tool="Your dentist is Dr. Okafor.",
+    ),
+    "saved_then_known_after_new": chat(
+        [
+            ("partner is called Jo", add("The user's partner is called Jo", "person", "Jo")),
+            ("plan for my partner", text("Two ideas for Jo: a picnic, or a cooking class.")),
+        ]
+    ),
+}
+
+
+def first_text(body) -> str:
+    """Return the first message's text without its date line."""
+    first = body["messages"][0]["content"]
+    said = first if isinstance(first, str) else first[0].get("text", "")
+    return said.split("\n", 1)[-1]
+
+
+def ideal_model(cases) -> Model:
+    """Return one model for many cases at once: each request goes to its case's script.
+
+    A request is told apart by its first message, which is one of its case's turns (the first,
+    or a later one after compaction); every turn of every case is unique.
+    """
+    owners = {turn.text: case.name for case in cases for turn in case.turns}
+    assert len(owners) == sum(len(case.turns) for case in cases), "turn texts repeat"
+    answer_others = chat([])
+
+    def respond(body) -> Reply:
+        name = owners.get(first_text(body))
+        return IDEAL[name](body) if name else answer_others(body)
+
+    return respond

@@ -1,0 +1,109 @@
+"""The case table: well-formed, covering what the spec asks, and each case able to pass and fail.
+
+A case that no scripted model can pass wastes a paid run; one that a model doing nothing (or
+saving everything) also passes measures nothing.
+"""
+
+import dataclasses
+
+import pytest
+
+from evals.case import Case
+from evals.cases import CASES, select
+from evals.cases.changes import TINY_HISTORY_BUDGET
+from evals.rules import Called, Compacted, NotInBlock, SeedKept, SeedUpdated
+from evals.runner import missing_tools, run
+from memory.block import line_tokens, lines_budget
+from memory.tokens import count_tokens
+from tests.evals.ideal import IDEAL, ideal_model
+from tests.evals.scripted import eager, saying
+
+MUST_PASS = {
+    "boss_asks_first",
+    "explicit_save",
+    "declined_not_saved",
+    "team_change_updates",
+    "boss_known_in_new_conversation",
+    "commands_point_to_memory",
+    "secret_pin",
+    "card_number",
+    "forget_right_after_save",
+    "forget_everything_points_to_clear",
+    "memory_off",
+}
+RUNNABLE = [case for case in CASES if not missing_tools(case)]
+
+
+def test_about_25_cases_with_unique_names_and_the_must_pass_set():
+    names = [case.name for case in CASES]
+    assert 22 <= len(names) <= 30 and len(set(names)) == len(names)
+    assert {case.name for case in CASES if case.must_pass} == MUST_PASS
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_rules_name_seeds_and_turns_that_exist(case: Case):
+    keys = {seed.key for seed in case.seeds}
+    assert len(keys) == len(case.seeds)
+    for rule in case.rules:
+        key = getattr(rule, "key", None) or getattr(rule, "memory_id", None)
+        if isinstance(rule, SeedKept | SeedUpdated | NotInBlock) or (
+            isinstance(rule, Called) and key and not key.startswith("<")
+        ):
+            assert key in keys, f"{case.name}: {rule.label}"
+        for turn in (getattr(rule, "turn", None), getattr(rule, "after", None)):
+            assert turn is None or 1 <= abs(turn) <= len(case.turns), f"{case.name}: {rule.label}"
+        assert rule.label
+
+
+def test_the_archive_case_seeds_more_than_the_block_budget_holds():
+    [case] = select(["archive_found_by_search"])
+    tokens = sum(line_tokens("a1b2c3d4", seed.subject, seed.content) for seed in case.seeds)
+    assert tokens > lines_budget(case.memory_token_budget) + 100
+    assert case.seeds[0].key == "dentist"  # the oldest, so the block leaves it out first
+
+
+def test_the_compaction_case_outgrows_its_history_budget_on_the_users_words_alone():
+    [case] = select(["monday_after_compaction"])
+    assert case.history_token_budget == TINY_HISTORY_BUDGET
+    before_last = sum(count_tokens(turn.text) for turn in case.turns[:-1])
+    assert before_last > TINY_HISTORY_BUDGET * 0.85  # the date lines and tool turns add more
+    assert any(isinstance(rule, Compacted) for rule in case.rules)
+
+
+def test_select_takes_names_and_globs_in_table_order():
+    assert [c.name for c in select(["secret_pin", "boss_*"])] == [
+        "boss_asks_first",
+        "boss_known_in_new_conversation",
+        "secret_pin",
+    ]
+    with pytest.raises(ValueError, match="no case matches nope"):
+        select(["nope"])
+
+
+def test_a_case_is_skipped_only_while_the_bot_lacks_a_tool_it_needs():
+    [case] = select(["explicit_save"])
+    assert missing_tools(dataclasses.replace(case, requires_tools=("add_to_memory",))) == []
+    lacking = dataclasses.replace(case, requires_tools=("add_to_memory", "no_such_tool"))
+    assert missing_tools(lacking) == ["no_such_tool"]
+
+
+def test_every_case_has_a_script_that_passes_it_even_those_waiting_for_a_tool():
+    assert set(IDEAL) == {case.name for case in CASES}
+
+
+async def test_every_case_passes_with_a_model_that_does_what_it_asks(fake, options):
+    fake.default = ideal_model(RUNNABLE)
+    result = await run(RUNNABLE, options)
+    failed = {case.case.name: case.trials[0].failures for case in result.cases if not case.ok}
+    assert failed == {}
+    assert result.exit_code == 0
+
+
+async def test_every_case_fails_with_a_model_that_does_nothing_or_saves_everything(fake, options):
+    fake.default = saying("OK")
+    idle = await run(RUNNABLE, options)
+    # What a model that does nothing passes must be what one that saves everything fails.
+    restraint = [result.case for result in idle.cases if result.passes]
+    fake.default = eager
+    keen = await run(restraint, options)
+    assert restraint and all(result.passes == 0 for result in keen.cases)
