@@ -5,11 +5,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.harness import OWNER, make_settings
-from tests.perf.botrun import Pacer, PerfBot, database, seed_memories
+from tests.perf.botrun import Pacer, PerfBot, database
 from tests.perf.common import Config, Row, command, ms, percentile
 from tests.perf.data import user_message
 from tests.perf.floor import build_floor_application
 from tests.perf.remote import RemoteFakes
+from tests.perf.seeding import seed_memories
 
 P50_TARGET = 0.005
 P99_TARGET = 0.020

@@ -6,10 +6,11 @@ from sqlalchemy import event
 
 from tests.fakes.anthropic_server import text, tool_use
 from tests.harness import OWNER, make_settings
-from tests.perf.botrun import PerfBot, database, seed_memories
+from tests.perf.botrun import PerfBot, database
 from tests.perf.common import Config, Row, command
 from tests.perf.data import model_reply, user_message
 from tests.perf.fakes import TimedAnthropic, TimedTelegram
+from tests.perf.seeding import seed_memories
 
 # The issue asks for a constant: the same count whatever the memories and the history.
 TARGET = "same at every size"

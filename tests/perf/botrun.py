@@ -26,10 +26,7 @@ from bot.settings import Settings
 from bot.telegram.context import BotContext
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
-from memory.db import create_engine, create_sessionmaker
-from memory.store import MemoryStore
 from tests.harness import BotHarness
-from tests.perf.data import sample_memories
 
 
 def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -> Application:
@@ -160,14 +157,3 @@ async def database(backend: str, workdir: Path, postgres_url: str) -> AsyncItera
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
-
-
-async def seed_memories(url: str, owner_id: int, count: int) -> None:
-    """Store count plausible memories for the owner through the real store."""
-    engine = create_engine(url)
-    try:
-        store = MemoryStore(create_sessionmaker(engine))
-        for content, category, subject in sample_memories(count):
-            await store.add(owner_id, content, category, subject)
-    finally:
-        await engine.dispose()

@@ -43,9 +43,14 @@ class Config:
     # 7. a stranger's flood in another chat
     flood_updates: int = 1000
     flood_rounds: int = 5
-    # 7. reply rendering and splitting: input sizes in characters, runs per input and size
+    # 8. reply rendering and splitting: input sizes in characters, runs per input and size
     format_sizes: tuple[int, int] = (4096, 8192)
     format_repeats: int = 9
+    # 9. memory without a ceiling: the owner's memories and turns, searches, saves
+    archive_sizes: tuple[int, ...] = (1000, 10000, 100000)
+    archive_searches: int = 200
+    archive_save_size: int = 10000
+    archive_saves: int = 100
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about two minutes."""
@@ -62,6 +67,8 @@ class Config:
             process_messages=300,
             flood_rounds=3,
             format_repeats=3,
+            archive_sizes=(1000, 10000),
+            archive_searches=100,
         )
 
     def smoke(self) -> "Config":
@@ -89,6 +96,10 @@ class Config:
             flood_rounds=1,
             format_sizes=(256, 512),
             format_repeats=1,
+            archive_sizes=(40,),
+            archive_searches=4,
+            archive_save_size=40,
+            archive_saves=3,
         )
 
 
@@ -96,8 +107,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # its benchmark: overhead, concurrency, cache, prompt, sql, process or flood
-    key: str  # the benchmark it comes from: overhead, concurrency, ..., format
+    key: str  # the benchmark it comes from: overhead, concurrency, ..., format, archive
     figure: str
     value: str
     numbers: tuple[float, ...]

@@ -19,6 +19,7 @@ import asyncpg
 
 from bot.log_setup import configure_logging
 from tests.perf import (
+    bench_archive,
     bench_cache,
     bench_concurrency,
     bench_flood,
@@ -42,6 +43,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "process": bench_process.run,
     "flood": bench_flood.run,
     "format": bench_format.run,
+    "archive": bench_archive.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood"}
@@ -84,6 +86,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--process-messages", type=int)
     parser.add_argument("--flood-updates", type=int, help="stranger updates per flood")
     parser.add_argument("--flood-rounds", type=int, help="rounds with and without a flood")
+    parser.add_argument("--archive-sizes", type=_ints, help="memories and turns of the owner")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -96,6 +99,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
             "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
+            "archive_sizes",
         )
         if getattr(args, name) is not None
     }  # fmt: skip
