@@ -20,12 +20,15 @@ from telegram.ext import (
 
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
+from bot.agent.file_cache import FileCache
+from bot.agent.files import Files, FileSource
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.store import ConversationStore
 from bot.settings import Settings
 from bot.telegram import handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
+from bot.telegram.files import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import guard
 from bot.telegram.lifecycle import answer_unanswered, install_stop_signals, remove_stop_signals
@@ -49,8 +52,13 @@ RECOVERY_WAIT_SECONDS = 30
 RATE_LIMIT_RETRIES = 3
 
 
-def build_services(settings: Settings) -> Services:
-    """Build the engine, the stores, the model client and the services on top."""
+def build_files(settings: Settings, source: FileSource) -> Files:
+    """Build the file service: files users send, from source through a bounded local cache."""
+    return Files(source, FileCache(settings.file_cache_dir, settings.file_cache_mb * 1024 * 1024))
+
+
+def build_services(settings: Settings, files: Files) -> Services:
+    """Build the engine, the stores, the model client and the services on top of them."""
     engine = create_engine(settings.database_url)
     sessionmaker = create_sessionmaker(engine)
     memories, switch = MemoryStore(sessionmaker), MemorySwitch(sessionmaker)
@@ -72,7 +80,7 @@ def build_services(settings: Settings) -> Services:
         max_tool_rounds=settings.agent_max_tool_rounds,
         memory_token_budget=settings.memory_token_budget,
     )
-    agent = Agent(anthropic, config, conversations, memories, switch)
+    agent = Agent(anthropic, config, conversations, memories, switch, files)
     control = MemoryControl(
         memories,
         switch,
@@ -84,7 +92,7 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, compactor, settings.zone),
+        chat=ChatService(conversations, agent, compactor, settings.zone, files),
         conversations=conversations,
         memories=memories,
         memory_control=control,
@@ -147,6 +155,8 @@ def add_handlers(application: Application) -> None:
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)
     )
+    files = NEW_MESSAGES & (filters.PHOTO | filters.Document.ALL) & ~filters.ANIMATION
+    application.add_handler(MessageHandler(files, handlers.file_message))
     application.add_handler(
         MessageHandler(
             new_messages & ~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.unsupported_message
@@ -169,6 +179,7 @@ def build_application(settings: Settings) -> Application:
         .post_shutdown(post_shutdown)
         .build()
     )
-    application.bot_data["services"] = build_services(settings)
+    files = build_files(settings, TelegramFiles(application.bot))
+    application.bot_data["services"] = build_services(settings, files)
     add_handlers(application)
     return application

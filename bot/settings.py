@@ -1,6 +1,7 @@
 """Settings from the environment or .env, validated once at start-up."""
 
 import re
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -51,6 +52,9 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
+    # Files users send are fetched again from Telegram when needed; this cache spares that.
+    file_cache_dir: Path = Path("./data/files")
+    file_cache_mb: int = Field(default=200, ge=0)
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

@@ -166,8 +166,11 @@ async def fakes():
 
 
 @pytest.fixture
-async def start_bot(fakes, database_url):
-    """Yield a function that starts a bot on a migrated database, with settings overridden."""
+async def start_bot(fakes, database_url, tmp_path):
+    """Yield a function that starts a bot on a migrated database, with settings overridden.
+
+    Its file cache is the test's folder `files` unless file_cache_dir says otherwise.
+    """
     from bot.migrations import upgrade_database_async
     from tests.harness import BotHarness, make_settings
 
@@ -175,6 +178,7 @@ async def start_bot(fakes, database_url):
     started: list[BotHarness] = []
 
     async def start(url: str = database_url, **overrides) -> BotHarness:
+        overrides.setdefault("file_cache_dir", tmp_path / "files")
         await upgrade_database_async(url)
         bot = await BotHarness(tg, model, make_settings(tg, model, url, **overrides)).start()
         started.append(bot)

@@ -7,6 +7,7 @@ from typing import Any
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from bot.agent.files import Files
 from bot.agent.request import build_request
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
@@ -85,8 +86,10 @@ class Agent:
         conversations: ConversationStore,
         store: MemoryStore,
         switch: MemorySwitch,
+        files: Files,
     ):
         self._client = client
+        self._files = files
         self._config = config
         self._tools = tool_definitions()
         self._conversations = conversations
@@ -98,10 +101,11 @@ class Agent:
         conversation = snapshot.conversation
         turns = list(snapshot.turns)  # each turn stored below is added here too
         tools = self._tools if snapshot.memory_on else []
+        files = await self._files.payloads(turns)  # later rounds add no files
         answer, texts = Answer(text=""), []
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            message = await self._call(conversation, turns, tools, force_answer=out_of_rounds)
+            message = await self._call(conversation, turns, tools, out_of_rounds, files)
             if content := stored_content(message):
                 stored = await self._conversations.append(conversation.id, "assistant", content)
                 turns.append(stored)
@@ -150,8 +154,9 @@ class Agent:
         turns: list[StoredTurn],
         tools: list[dict[str, Any]],
         force_answer: bool,
+        files: dict[str, str | None] | None = None,
     ) -> Message:
-        """Send the conversation with these turns."""
+        """Send the conversation with these turns, and the files they refer to."""
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,
@@ -160,6 +165,7 @@ class Agent:
             summary=conversation.summary,
             turns=[(t.role, t.content) for t in turns],
             force_answer=force_answer,
+            files=files,
         )
         message = await self._client.messages.create(**request)
         usage = message.usage

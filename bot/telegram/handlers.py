@@ -9,6 +9,7 @@ from bot.conversations.snapshot import DuplicateUpdate
 from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import deliver_answer, send_html
+from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.incoming import incoming_of, place_of
 
 logger = logging.getLogger(__name__)
@@ -47,8 +48,14 @@ async def chat_message(update: Update, context: BotContext) -> None:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 
 
+async def file_message(update: Update, context: BotContext) -> None:
+    """Answer a photo or document addressed to the bot."""
+    if ADDRESSED_TO_BOT.check_update(update):
+        await chat_message(update, context)
+
+
 async def unsupported_message(update: Update, context: BotContext) -> None:
-    """Say politely that only text is understood."""
+    """Say politely which kinds of messages are understood."""
     await say(update, context, texts.NOT_TEXT)
 
 
