@@ -3,9 +3,9 @@ and never leave a history the API would refuse."""
 
 import pytest
 
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import error, text
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
-from tests.files_support import MB, calls_to, push_document_fields, stored_contents
+from tests.files_support import MB, calls_to, push_document_fields, stored_contents, user_texts
 from tests.harness import OWNER
 
 
@@ -113,6 +113,39 @@ async def test_a_file_named_wrongly_is_read_as_what_it_is(harness):
     assert replies == ["I can read photos, images (JPEG, PNG, GIF, WebP) and PDFs, not scan."]
     assert len(tg.downloads) == 2 and len(model.requests) == 2
     assert model.invalid == []
+
+
+async def test_a_file_the_api_refuses_is_left_out_and_the_chat_goes_on(harness):
+    tg, model = harness.tg, harness.model
+    model.script(error(400, "invalid_request_error", "Could not process PDF"))
+    broken = b"%PDF-1.7\n" + bytes(range(256)) * 4
+    tg.push_document(OWNER, broken, "broken.pdf", "application/pdf", caption="what is this?")
+    await harness.idle()
+    assert tg.sent[-1]["result"]["text"] == (
+        "The model couldn't read broken.pdf (Could not process PDF), so I've left it out of "
+        "our conversation. A screenshot or another format may work."
+    )
+    replies = await harness.say(OWNER, "ok, never mind. Hello!")
+    assert replies == ["OK"]
+    follow_up = model.last_request
+    assert model.documents() == [] and model.invalid == []
+    texts = user_texts(follow_up)
+    assert "[document: broken.pdf; the model could not read it]" in texts
+    assert "what is this?" in texts and "Hello!" in texts
+    # The note is the stored answer, so a restart does not answer the message again.
+    assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "user"]
+    [user, *_] = await stored_contents(harness.services.engine)
+    assert [b["type"] for b in user] == ["text", "text"]
+
+
+async def test_another_refusal_keeps_the_file(harness):
+    model = harness.model
+    model.script(error(400, "invalid_request_error", "max_tokens: too large for this model"))
+    harness.tg.push_photo(OWNER, sample_png(30, 30), caption="hi")
+    await harness.idle()
+    assert harness.tg.sent[-1]["result"]["text"].startswith("Sorry, I can't reach the model")
+    await harness.say(OWNER, "again")
+    assert len(model.images()) == 1  # not the file's fault: it is still there
 
 
 async def test_a_strangers_file_is_never_downloaded(harness):

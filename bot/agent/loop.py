@@ -4,11 +4,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
 from bot.agent.files import Files
 from bot.agent.request import build_request
+from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
+from bot.conversations.files import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from memory.budget import MemoryFull
@@ -105,7 +107,13 @@ class Agent:
         answer, texts = Answer(text=""), []
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            message = await self._call(conversation, turns, tools, out_of_rounds, files)
+            try:
+                message = await self._call(conversation, turns, tools, out_of_rounds, files)
+            except BadRequestError as error:
+                # The first call is the first to carry the user's new files.
+                if round_number or not (refused := refused_files(turns, error)):
+                    raise
+                return await self._leave_out(conversation.id, refused, error)
             if content := stored_content(message):
                 stored = await self._conversations.append(conversation.id, "assistant", content)
                 turns.append(stored)
@@ -119,6 +127,21 @@ class Agent:
             texts.append(note)
         answer.text = "\n\n".join(texts)
         return answer
+
+    async def _leave_out(
+        self, conversation_id: int, refused: list[StoredTurn], error: BadRequestError
+    ) -> Answer:
+        """Replace files the API refused with notes in their stored turns; answer that."""
+        refs = [ref for turn in refused for ref in file_refs(turn.content)]
+        logger.warning("the API refused %d new file(s): %s", len(refs), api_reason(error))
+        for turn in refused:
+            await self._conversations.replace_content(turn.id, without_files(turn.content))
+        note = unreadable_note(refs, api_reason(error))
+        # Stored as the answer: the model later knows, and the turn is not left unanswered.
+        await self._conversations.append(
+            conversation_id, "assistant", [{"type": "text", "text": note}]
+        )
+        return Answer(text=note)
 
     async def _run_tools(
         self,

@@ -6,11 +6,16 @@ import os
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import httpx2
+import pytest
+from anthropic import BadRequestError
+
 from bot.agent import media
 from bot.agent.file_cache import FileCache
 from bot.agent.files import MAX_IMAGE_BYTES, Files, FileUnavailable, IncomingFile, inspect
 from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.request import build_request
+from bot.agent.unreadable import api_reason, refused_files
 from bot.conversations.content import block_text, content_tokens
 from bot.conversations.files import (
     DOCUMENT,
@@ -216,3 +221,35 @@ def test_a_turn_with_files_has_them_first_and_the_time_context_leads_its_text():
     content = user_turn_content(IncomingMessage("", sender_name="Bob"), now, [image_ref(1)])
     assert [b["type"] for b in content] == ["file", "text"]
     assert content[1]["text"] == "[Sunday, 01 March 2026, 09:00 UTC; from Bob]"
+
+
+# --- refusals by the API -------------------------------------------------------------------
+
+
+def bad_request(message: str) -> BadRequestError:
+    response = httpx2.Response(400, request=httpx2.Request("POST", "http://api/v1/messages"))
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    return BadRequestError(f"Error code: 400 - {body}", response=response, body=body)
+
+
+@pytest.mark.parametrize(
+    ("message", "reason", "blamed"),
+    [
+        ("messages.0.content.0.image.source.base64.data: Could not process image",
+         "Could not process image", True),
+        ("Could not process PDF", "Could not process PDF", True),
+        ("A maximum of 100 PDF pages may be provided.",
+         "A maximum of 100 PDF pages may be provided", True),
+        ("max_tokens: must be at most 8192", "must be at most 8192", False),
+    ],
+)  # fmt: skip
+def test_only_refusals_about_files_blame_the_new_files(message, reason, blamed):
+    turns = [
+        StoredTurn(1, "user", [image_ref(1).block(), {"type": "text", "text": "old"}]),
+        StoredTurn(2, "assistant", [{"type": "text", "text": "seen"}]),
+        StoredTurn(3, "user", [image_ref(2).block(), {"type": "text", "text": "a"}]),
+        StoredTurn(4, "user", [{"type": "text", "text": "b"}]),
+    ]
+    error = bad_request(message)
+    assert api_reason(error) == reason
+    assert [t.id for t in refused_files(turns, error)] == ([3] if blamed else [])
