@@ -26,6 +26,7 @@ from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.store import ConversationStore
 from bot.settings import Settings
 from bot.telegram import handlers, texts
+from bot.telegram.albums import albums_of
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
 from bot.telegram.files import TelegramFiles
@@ -122,6 +123,8 @@ async def post_shutdown(application: Application) -> None:
     """Close the model client and the database engine."""
     services: Services = application.bot_data["services"]
     remove_stop_signals()
+    # An album still being collected is stored; it is answered after the restart.
+    albums_of(application).cancel()
     recovery = application.bot_data.get("recovery")
     if recovery is not None:
         # Cancelling it mid-query can strand a database connection; it is short, so wait.
@@ -155,6 +158,7 @@ def add_handlers(application: Application) -> None:
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)
     )
+    # Not limited to messages addressed to the bot: an album's other items do not mention it.
     files = NEW_MESSAGES & (filters.PHOTO | filters.Document.ALL) & ~filters.ANIMATION
     application.add_handler(MessageHandler(files, handlers.file_message))
     application.add_handler(

@@ -1,14 +1,18 @@
 """Photos, images and PDFs reach the model, stay in the conversation, and survive a restart."""
 
+import asyncio
 import base64
 import json
+import logging
 import shutil
 
 from bot.conversations.files import PDF_PAGE_TOKENS
+from bot.telegram.albums import ALBUM_QUIET_SECONDS
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
 from tests.files_support import (
     calls_to,
+    push_album_photo,
     stored_contents,
     user_texts,
     without_cache_control,
@@ -155,6 +159,65 @@ async def test_the_model_may_save_what_it_reads_in_an_image(harness):
     assert memory.content == "The user's dentist is Dr. Okafor"
     # The tool round resends the image as it was: same block, so the cache holds.
     assert model.images(0) == model.images(1)
+
+
+async def test_an_album_is_answered_once_with_all_its_images(harness):
+    tg, model = harness.tg, harness.model
+    model.script(text("The second one is cheapest."))
+    photos = [sample_png(40 + i, 30) for i in range(3)]
+    push_album_photo(tg, OWNER, photos[0], "album-1", caption="Which is cheapest?")
+    for photo in photos[1:]:
+        push_album_photo(tg, OWNER, photo, "album-1")
+    [reply] = await tg.wait_for_messages(OWNER, 1)
+    await harness.idle()
+    assert reply["result"]["text"] == "The second one is cheapest."
+    assert len(model.requests) == 1 and model.image_data() == photos
+    assert [m["role"] for m in model.last_request["messages"]] == ["user"]
+    assert "Which is cheapest?" in model.last_user_text()
+    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.2)
+    assert len(tg.sent) == 1 and len(model.requests) == 1  # no second answer
+
+
+async def test_an_album_in_a_group_is_taken_whole_when_its_caption_mentions_the_bot(harness):
+    tg, model = harness.tg, harness.model
+    group = {"chat_type": "group", "user_id": OWNER, "first_name": "Ann"}
+    push_album_photo(tg, -700, sample_png(20, 20), "g-1", caption="@memory_test_bot compare",
+                     **group)  # fmt: skip
+    push_album_photo(tg, -700, sample_png(21, 20), "g-1", **group)
+    push_album_photo(tg, -700, sample_png(22, 20), "g-2", **group)  # someone else's album
+    await tg.wait_for_messages(-700, 1)
+    await harness.idle()
+    assert len(model.requests) == 1 and len(model.images()) == 2
+    assert len(tg.downloads) == 2
+
+
+async def test_a_message_right_after_an_album_answers_it_together(harness):
+    tg, model = harness.tg, harness.model
+    push_album_photo(tg, OWNER, sample_png(20, 20), "album-2")
+    push_album_photo(tg, OWNER, sample_png(21, 20), "album-2")
+    tg.push_message(OWNER, "Are these the same?")
+    await tg.wait_for_messages(OWNER, 1)
+    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.3)
+    await harness.idle()
+    assert len(model.requests) == 1 and len(model.images()) == 2
+    assert len(tg.sent) == 1
+
+
+async def test_an_album_cut_off_by_a_restart_is_answered_after_it(harness, caplog):
+    caplog.set_level(logging.ERROR)
+    tg, model = harness.tg, harness.model
+    push_album_photo(tg, OWNER, sample_png(20, 20), "album-3", caption="both?")
+    push_album_photo(tg, OWNER, sample_png(21, 20), "album-3")
+    await harness.idle()
+    assert len(tg.downloads) == 2 and model.requests == []  # stored, still collecting
+    await harness.restart()
+    pending = [t for t in asyncio.all_tasks() if t.get_name().startswith("album")]
+    assert pending == []  # the stopped bot left no timer behind
+    [reply] = await tg.wait_for_messages(OWNER, 1)
+    assert reply["result"]["text"] == "OK"
+    assert len(model.requests) == 1 and len(model.images()) == 2
+    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.3)  # the stopped bot's timer never fires
+    assert len(tg.sent) == 1 and not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_compaction_counts_files_and_names_them_for_the_summariser(start_bot):
