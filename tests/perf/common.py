@@ -30,6 +30,8 @@ class Config:
     # 3. prompt cache
     cache_turns: int = 20
     cache_memories: int = 50
+    # 7. an image turn (its memories: cache_memories)
+    file_repeats: int = 10
     # 4. prompt size
     token_memories: int = 1000
     render_sizes: tuple[int, ...] = (1000, 10000)
@@ -54,6 +56,7 @@ class Config:
             sql_memories=(0, 1000),
             startup_runs=1,
             process_messages=300,
+            file_repeats=5,
         )
 
     def smoke(self) -> "Config":
@@ -77,6 +80,7 @@ class Config:
             sql_history=(1, 3),
             startup_runs=0,
             process_messages=6,
+            file_repeats=1,
         )
 
 
@@ -84,7 +88,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # the benchmark it comes from: overhead, concurrency, cache, prompt, sql, process
+    key: str  # the benchmark it comes from: overhead, concurrency, cache, ..., process, files
     figure: str
     value: str
     numbers: tuple[float, ...]

@@ -21,6 +21,7 @@ from bot.log_setup import configure_logging
 from tests.perf import (
     bench_cache,
     bench_concurrency,
+    bench_files,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "prompt": bench_prompt.run,
     "sql": bench_sql.run,
     "process": bench_process.run,
+    "files": bench_files.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency"}
@@ -78,6 +80,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--sql-history", type=_ints)
     parser.add_argument("--startup-runs", type=int)
     parser.add_argument("--process-messages", type=int)
+    parser.add_argument("--file-repeats", type=int, help="conversations per kind for files")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -89,7 +92,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
         for name in (
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
-            "sql_history", "startup_runs", "process_messages",
+            "sql_history", "startup_runs", "process_messages", "file_repeats",
         )
         if getattr(args, name) is not None
     }  # fmt: skip

@@ -36,6 +36,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers():
     assert len(figures["prompt"]) == 1 + len(config.render_sizes)
     assert len(figures["sql"]) == 3
     assert len(figures["process"]) == 2  # no restarts at smoke size
+    assert len(figures["files"]) == 3
     assert_well_formed(rows)
     assert len(markdown_table(rows).splitlines()) == len(rows) + 2
     assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2
