@@ -31,7 +31,7 @@ class Config:
     cache_turns: int = 20
     cache_memories: int = 50
     # 7. an image turn (its memories: cache_memories)
-    file_repeats: int = 10
+    file_repeats: int = 30
     # 4. prompt size
     token_memories: int = 1000
     render_sizes: tuple[int, ...] = (1000, 10000)
@@ -56,7 +56,7 @@ class Config:
             sql_memories=(0, 1000),
             startup_runs=1,
             process_messages=300,
-            file_repeats=5,
+            file_repeats=10,
         )
 
     def smoke(self) -> "Config":
