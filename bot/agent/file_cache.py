@@ -41,6 +41,7 @@ class FileCache:
             logger.warning("could not cache a file in %s: %s", self.folder, error)
 
     def _read(self, sha256: str) -> bytes | None:
+        """Read a cached file, mark it used, and drop it if its bytes no longer match."""
         path = self.folder / sha256
         try:
             data = path.read_bytes()
@@ -54,6 +55,7 @@ class FileCache:
         return data
 
     def _write(self, sha256: str, data: bytes) -> None:
+        """Write a file into the cache whole, then keep the cache within its bound."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / sha256
         if path.exists():

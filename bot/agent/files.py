@@ -172,6 +172,7 @@ class FileBudget:
 
 
 def _pages(ref: FileRef) -> int:
+    """Return the PDF pages a file adds to a request (none for an image)."""
     return 0 if ref.kind == IMAGE else ref.pages or 1
 
 

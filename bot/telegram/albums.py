@@ -42,7 +42,9 @@ class Albums:
         """Tell whether an item of this album addressed the bot a moment ago."""
         return album_id is not None and self._addressed.get(album_id, 0.0) > time.monotonic()
 
-    def answer_later(self, application: Application, place: ChatThread, conversation_id: int):
+    def answer_later(
+        self, application: Application, place: ChatThread, conversation_id: int
+    ) -> None:
         """Answer the topic's conversation once no album item came for a moment."""
         if (waiting := self._timers.pop(place, None)) is not None:
             waiting.cancel()
@@ -55,6 +57,7 @@ class Albums:
     async def _answer_when_quiet(
         self, application: Application, place: ChatThread, conversation_id: int
     ) -> None:
+        """Wait for quiet, then answer in the chat's turn, after what came before."""
         await asyncio.sleep(ALBUM_QUIET_SECONDS)
         # From here on a new item waits for this answer rather than cancel it.
         if self._timers.get(place) is asyncio.current_task():
@@ -77,6 +80,7 @@ class Albums:
 
 
 def _log_failure(task: asyncio.Task) -> None:
+    """Log an album answer that failed: no handler's error path sees it."""
     if not task.cancelled() and task.exception() is not None:
         logger.error("answering an album failed", exc_info=task.exception())
 

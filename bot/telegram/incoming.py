@@ -75,6 +75,7 @@ def best_photo(sizes: Sequence[PhotoSize]) -> PhotoSize:
 
 
 def _area(size: PhotoSize) -> int:
+    """Return a photo size's pixels."""
     return size.width * size.height
 
 
