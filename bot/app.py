@@ -22,14 +22,18 @@ from telegram.ext import (
 
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
+from bot.agent.file_cache import FileCache
+from bot.agent.files import Files, FileSource
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
 from bot.settings import Settings
 from bot.telegram import handlers, texts
+from bot.telegram.albums import albums_of
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
 from bot.telegram.cooldown import Clock
+from bot.telegram.files import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import Guard
 from bot.telegram.lifecycle import (
@@ -62,6 +66,11 @@ RETENTION_INTERVAL = timedelta(days=1)
 RETENTION_FIRST_RUN = timedelta(minutes=1)
 
 
+def build_files(settings: Settings, source: FileSource) -> Files:
+    """Build the file service: files users send, from source through a bounded local cache."""
+    return Files(source, FileCache(settings.file_cache_dir, settings.file_cache_mb * 1024 * 1024))
+
+
 def model_client(
     settings: Settings, http_client: DefaultAsyncHttpxClient | None = None
 ) -> AsyncAnthropic:
@@ -88,6 +97,7 @@ def agent_config(settings: Settings) -> AgentConfig:
 
 def build_services(
     settings: Settings,
+    files: Files,
     *,
     clock: Callable[[], datetime] = utcnow,
     http_client: DefaultAsyncHttpxClient | None = None,
@@ -107,7 +117,7 @@ def build_services(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
     past = ConversationSearch(sessionmaker)
-    agent = Agent(anthropic, agent_config(settings), conversations, memories, switch, past)
+    agent = Agent(anthropic, agent_config(settings), conversations, memories, switch, past, files)
     control = MemoryControl(
         memories, switch, UndoLog(sessionmaker), on_change=conversations.refresh_memory_block
     )
@@ -115,7 +125,7 @@ def build_services(
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, compactor, settings.zone, clock),
+        chat=ChatService(conversations, agent, compactor, settings.zone, files, clock),
         conversations=conversations,
         memories=memories,
         memory_control=control,
@@ -149,6 +159,8 @@ async def post_shutdown(application: Application) -> None:
     """Close the model client and the database engine."""
     services: Services = application.bot_data["services"]
     remove_stop_signals()
+    # An album still being collected is stored; it is answered after the restart.
+    albums_of(application).cancel()
     recovery = application.bot_data.get("recovery")
     if recovery is not None:
         # Cancelling it mid-query can strand a database connection; it is short, so wait.
@@ -182,6 +194,9 @@ def add_handlers(application: Application, clock: Clock = time.monotonic) -> Non
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)
     )
+    # Not limited to messages addressed to the bot: an album's other items do not mention it.
+    files = NEW_MESSAGES & (filters.PHOTO | filters.Document.ALL) & ~filters.ANIMATION
+    application.add_handler(MessageHandler(files, handlers.file_message))
     application.add_handler(
         MessageHandler(
             new_messages & ~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.unsupported_message
@@ -209,6 +224,7 @@ def build_application(
         .post_shutdown(post_shutdown)
         .build()
     )
-    application.bot_data["services"] = build_services(settings)
+    files = build_files(settings, TelegramFiles(application.bot))
+    application.bot_data["services"] = build_services(settings, files)
     add_handlers(application, clock)
     return application

@@ -1,6 +1,7 @@
 """Settings from the environment or .env, validated once at start-up."""
 
 import re
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -55,6 +56,9 @@ class Settings(BaseSettings):
     memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1)
     # Unset keeps every conversation; otherwise conversations quiet this long are deleted.
     conversation_retention_days: int | None = Field(default=None, ge=1)
+    # Files users send are fetched again from Telegram when needed; this cache spares that.
+    file_cache_dir: Path = Path("./data/files")
+    file_cache_mb: int = Field(default=200, ge=0)
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

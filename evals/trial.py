@@ -3,7 +3,8 @@
 from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.incoming import IncomingMessage
-from bot.app import build_services
+from bot.agent.files import FileUnavailable
+from bot.app import build_files, build_services
 from bot.conversations.snapshot import ChatThread
 from bot.settings import Settings
 from evals.case import Case
@@ -31,11 +32,22 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
     return replies, None
 
 
+class NoFiles:
+    """The file source of a trial: the cases send text only, so nothing is ever fetched."""
+
+    max_bytes = 0
+
+    async def fetch(self, file_id: str) -> bytes:
+        """Refuse: a trial has no files."""
+        raise FileUnavailable(file_id)
+
+
 async def run_trial(
     case: Case, settings: Settings, http_client: DefaultAsyncHttpxClient
 ) -> Transcript:
     """Run the case once on the database the settings name, through the run's HTTP client."""
-    services = build_services(settings, clock=lambda: case.now, http_client=http_client)
+    files = build_files(settings, NoFiles())
+    services = build_services(settings, files, clock=lambda: case.now, http_client=http_client)
     try:
         with Recorder().active() as recorder:
             seeds = await seed_memories(services.memories, case)

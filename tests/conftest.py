@@ -166,10 +166,11 @@ async def fakes():
 
 
 @pytest.fixture
-async def start_bot(fakes, database_url):
+async def start_bot(fakes, database_url, tmp_path):
     """Yield a function that starts a bot on a migrated database, with settings overridden.
 
     app_options are keyword arguments of build_application, such as max_concurrent_updates.
+    Its file cache is the test's folder `files` unless file_cache_dir says otherwise.
     """
     from bot.migrations import upgrade_database_async
     from tests.harness import BotHarness, make_settings
@@ -178,6 +179,7 @@ async def start_bot(fakes, database_url):
     started: list[BotHarness] = []
 
     async def start(url: str = database_url, *, app_options=None, **overrides) -> BotHarness:
+        overrides.setdefault("file_cache_dir", tmp_path / "files")
         await upgrade_database_async(url)
         settings = make_settings(tg, model, url, **overrides)
         bot = await BotHarness(tg, model, settings, app_options).start()

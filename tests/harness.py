@@ -2,7 +2,10 @@
 
 import asyncio
 import json
+import secrets
+import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from telegram import Update
@@ -32,6 +35,8 @@ def make_settings(
         "database_url": database_url,
         "anthropic_base_url": model.base_url,
         "telegram_api_base_url": tg.base_url,
+        # Never ./data of the checkout; created only when a file is cached.
+        "file_cache_dir": Path(tempfile.gettempdir()) / f"membot-files-{secrets.token_hex(4)}",
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)

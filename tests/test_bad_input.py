@@ -21,8 +21,8 @@ def user_message(chat_id: int, **fields) -> dict:
     }
 
 
+# Photos, images and PDFs are read (tests/test_files.py); these kinds are not.
 NON_TEXT = {
-    "photo": {"photo": [{"file_id": "p1", "file_unique_id": "u1", "width": 9, "height": 9}]},
     "sticker": {
         "sticker": {
             "file_id": "s1",
@@ -35,7 +35,20 @@ NON_TEXT = {
         }
     },
     "voice": {"voice": {"file_id": "v1", "file_unique_id": "u3", "duration": 2}},
-    "document": {"document": {"file_id": "d1", "file_unique_id": "u4", "file_name": "a.pdf"}},
+    "video": {
+        "video": {"file_id": "v2", "file_unique_id": "u5", "width": 9, "height": 9, "duration": 1}
+    },
+    "animation": {
+        "animation": {
+            "file_id": "a1",
+            "file_unique_id": "u6",
+            "width": 9,
+            "height": 9,
+            "duration": 1,
+        },
+        # Telegram sends an animation as a document too; it is still not read.
+        "document": {"file_id": "a1", "file_unique_id": "u6", "mime_type": "video/mp4"},
+    },
     "location": {"location": {"latitude": 52.5, "longitude": 13.4}},
 }
 
@@ -47,7 +60,7 @@ async def test_non_text_messages_get_a_polite_answer(harness, caplog):
         harness.tg.push_update({"message": user_message(OWNER, **fields)})
         await harness.idle()
         replies = [m["result"]["text"] for m in harness.tg.sent[before:]]
-        assert replies == ["I can only read text messages for now."], kind
+        assert replies == ["I can only read text, photos, images and PDFs for now."], kind
     assert harness.model.requests == []
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 

@@ -73,3 +73,17 @@ def test_default_model_is_newest_listed_sonnet_not_deprecated():
     sonnets = [m for m in listed if m.startswith("claude-sonnet") and m not in DEPRECATED_MODELS]
     # The SDK lists models newest first.
     assert DEFAULT_MODEL == sonnets[0]
+
+
+def test_the_file_cache_has_a_folder_and_a_bound(monkeypatch, tmp_path):
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    assert (str(settings.file_cache_dir), settings.file_cache_mb) == ("data/files", 200)
+    monkeypatch.setenv("FILE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FILE_CACHE_MB", "0")
+    settings = load_settings()
+    assert (settings.file_cache_dir, settings.file_cache_mb) == (tmp_path / "cache", 0)
+    monkeypatch.setenv("FILE_CACHE_MB", "-1")
+    with pytest.raises(SettingsError, match="FILE_CACHE_MB"):
+        load_settings()

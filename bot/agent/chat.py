@@ -5,6 +5,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.agent.compaction import Compactor
+from bot.agent.files import FileRefused, Files
 from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.loop import Agent, Answer
 from bot.conversations.snapshot import ChatThread, Snapshot
@@ -21,12 +22,14 @@ class ChatService:
         agent: Agent,
         compactor: Compactor,
         zone: ZoneInfo,
+        files: Files,
         clock: Callable[[], datetime] = utcnow,
     ):
         self._conversations = conversations
         self._agent = agent
         self._compactor = compactor
         self._zone = zone
+        self._files = files
         self._clock = clock
 
     async def answer_message(
@@ -34,13 +37,27 @@ class ChatService:
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
+        A file the bot does not read is answered with why, and nothing is stored.
         Raises DuplicateUpdate when this message was stored before (a redelivery).
         """
-        now = self._clock().astimezone(self._zone)
-        snapshot = await self._conversations.store_user_message(
-            place, owner_id, user_turn_content(message, now), message.ref
-        )
+        try:
+            snapshot = await self.store_message(place, owner_id, message)
+        except FileRefused as refused:
+            return Answer(text=refused.note)
         return await self.answer(snapshot)
+
+    async def store_message(
+        self, place: ChatThread, owner_id: int, message: IncomingMessage
+    ) -> Snapshot:
+        """Check and fetch the message's files, then store it; return its conversation.
+
+        Raises FileRefused for a file the bot does not read, DuplicateUpdate for a redelivery.
+        """
+        refs = [await self._files.prepare(file) for file in message.files]
+        now = self._clock().astimezone(self._zone)
+        return await self._conversations.store_user_message(
+            place, owner_id, user_turn_content(message, now, refs), message.ref
+        )
 
     async def answer(self, snapshot: Snapshot) -> Answer:
         """Compact the history if it is over budget, then let the agent answer."""

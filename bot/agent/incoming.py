@@ -1,8 +1,11 @@
 """A user's message as the agent takes it in, and how it is written into the user's turn."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
+from bot.agent.files import IncomingFile
+from bot.conversations.files import FileRef
 from bot.conversations.snapshot import MessageRef
 from memory.text import clean_text
 
@@ -29,13 +32,14 @@ class Quote:
 
 @dataclass(frozen=True)
 class IncomingMessage:
-    """What a user sent: its text, who sent it (in groups), and what it forwards or quotes."""
+    """What a user sent: its text (or caption), files, sender (in groups), forward or quote."""
 
     text: str
     sender_name: str | None = None
     forwarded: Forwarded | None = None
     quote: Quote | None = None
     ref: MessageRef = field(default_factory=MessageRef)
+    files: tuple[IncomingFile, ...] = ()
 
 
 def time_context(now: datetime, sender_name: str | None = None) -> str:
@@ -72,14 +76,21 @@ def _quote_lines(quote: Quote) -> str:
     return f"[In reply to {whose}:]\n{_quoted(_clip(clean_text(quote.text), QUOTE_CLIP))}"
 
 
-def user_turn_content(message: IncomingMessage, now: datetime) -> list[dict]:
-    """Return the content blocks of a user's message, led by its time context."""
+def user_turn_content(
+    message: IncomingMessage, now: datetime, files: Sequence[FileRef] = ()
+) -> list[dict]:
+    """Return the content blocks of a user's message: its files, then its text.
+
+    The text block starts with the time context. Files come first, as Anthropic advises
+    for images and documents, and are stored as references, never as their bytes.
+    """
     lines = [time_context(now, message.sender_name)]
     if message.quote is not None and message.quote.text.strip():
         lines.append(_quote_lines(message.quote))
     text = clean_text(message.text)
     if message.forwarded is not None:
-        lines += [_forward_note(message.forwarded, now.tzinfo), _quoted(text)]
-    else:
+        lines.append(_forward_note(message.forwarded, now.tzinfo))
+        lines += [_quoted(text)] if text else []
+    elif text or not files:
         lines.append(text)
-    return [{"type": "text", "text": "\n".join(lines)}]
+    return [*(ref.block() for ref in files), {"type": "text", "text": "\n".join(lines)}]

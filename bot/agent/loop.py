@@ -5,10 +5,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 from typing import Any
 
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
+from bot.agent.files import Files
 from bot.agent.request import build_request
+from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
+from bot.conversations.files import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from memory.budget import MemoryFull
@@ -88,8 +91,10 @@ class Agent:
         store: MemoryStore,
         switch: MemorySwitch,
         past: PastConversations,
+        files: Files,
     ):
         self._client = client
+        self._files = files
         self._config = config
         self._tools = tool_definitions(MEMORY_TOOLS)
         self._conversations = conversations
@@ -102,10 +107,17 @@ class Agent:
         conversation = snapshot.conversation
         turns = list(snapshot.turns)  # each turn stored below is added here too
         tools = self._tools if snapshot.memory_on else []
+        files = await self._files.payloads(turns)  # later rounds add no files
         answer, texts = Answer(text=""), []
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            message = await self._call(conversation, turns, tools, force_answer=out_of_rounds)
+            try:
+                message = await self._call(conversation, turns, tools, out_of_rounds, files)
+            except BadRequestError as error:
+                # The first call is the first to carry the user's new files.
+                if round_number or not (refused := refused_files(turns, error)):
+                    raise
+                return await self._leave_out(conversation.id, refused, error)
             if content := stored_content(message):
                 stored = await self._conversations.append(conversation, "assistant", content)
                 turns.append(stored)
@@ -119,6 +131,21 @@ class Agent:
             texts.append(note)
         answer.text = "\n\n".join(texts)
         return answer
+
+    async def _leave_out(
+        self, conversation_id: int, refused: list[StoredTurn], error: BadRequestError
+    ) -> Answer:
+        """Replace files the API refused with notes in their stored turns; answer that."""
+        refs = [ref for turn in refused for ref in file_refs(turn.content)]
+        logger.warning("the API refused %d new file(s): %s", len(refs), api_reason(error))
+        for turn in refused:
+            await self._conversations.replace_content(turn.id, without_files(turn.content))
+        note = unreadable_note(refs, api_reason(error))
+        # Stored as the answer: the model later knows, and the turn is not left unanswered.
+        await self._conversations.append(
+            conversation_id, "assistant", [{"type": "text", "text": note}]
+        )
+        return Answer(text=note)
 
     async def _run_tools(
         self,
@@ -156,8 +183,9 @@ class Agent:
         turns: list[StoredTurn],
         tools: list[dict[str, Any]],
         force_answer: bool,
+        files: dict[str, str | None] | None = None,
     ) -> Message:
-        """Send the conversation with these turns."""
+        """Send the conversation with these turns, and the files they refer to."""
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,
@@ -166,6 +194,7 @@ class Agent:
             summary=conversation.summary,
             turns=[(t.role, t.content) for t in turns],
             force_answer=force_answer,
+            files=files,
         )
         message = await self._client.messages.create(**request)
         usage = message.usage

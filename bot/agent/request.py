@@ -1,10 +1,12 @@
 """Assemble the Messages API request in cache order: tools, system, messages."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.agent.files import FileBudget
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.conversations.content import block_text
+from bot.conversations.files import IMAGE, FileRef, file_ref, is_file_block
 
 CACHE_CONTROL = {"type": "ephemeral"}
 SUMMARY_HEADER = "## Earlier in this conversation\n\n"
@@ -85,12 +87,51 @@ def tool_blocks_as_text(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {
             **message,
             "content": [
-                b if b.get("type") == "text" else {"type": "text", "text": block_text(b)}
+                {"type": "text", "text": block_text(b)}
+                if b.get("type") in ("tool_use", "tool_result")
+                else b
                 for b in message["content"]
             ],
         }
         for message in messages
     ]
+
+
+def file_block(ref: FileRef, files: Mapping[str, str | None], budget: FileBudget) -> dict[str, Any]:
+    """Return the API block of a file reference, or a note if it is gone or does not fit."""
+    data = files.get(ref.sha256)
+    if ref.sha256 in files and data is None:
+        return {"type": "text", "text": f"{ref.label[:-1]}; no longer available]"}
+    if data is None or not budget.admits(ref):
+        return {"type": "text", "text": f"{ref.label[:-1]}; left out: too many files]"}
+    source = {"type": "base64", "media_type": ref.media_type, "data": data}
+    if ref.kind == IMAGE:
+        return {"type": "image", "source": source}
+    return {"type": "document", "source": source, "title": ref.name}
+
+
+def attach_files(
+    messages: list[dict[str, Any]], files: Mapping[str, str | None]
+) -> list[dict[str, Any]]:
+    """Replace file references with the files' blocks (base64 from files, by hash).
+
+    The same file gives the same block on every request, so cached prefixes hold. When the
+    request's limits would be passed, the oldest files give way to a note, as they do when
+    files leaves them out (Files.payloads loads only what fits); None in files means gone.
+    """
+    budget = FileBudget()
+    attached = list(messages)
+    for index in range(len(attached) - 1, -1, -1):
+        content = attached[index]["content"]
+        if not any(is_file_block(b) for b in content):
+            continue
+        blocks = list(content)
+        for j in range(len(blocks) - 1, -1, -1):
+            if is_file_block(blocks[j]):
+                ref = file_ref(blocks[j])
+                blocks[j] = file_block(ref, files, budget)
+        attached[index] = {**attached[index], "content": blocks}
+    return attached
 
 
 def build_request(
@@ -102,10 +143,12 @@ def build_request(
     summary: str | None,
     turns: Sequence[tuple[str, list[dict]]],
     force_answer: bool = False,
+    files: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Return the keyword arguments of messages.create for one model call.
 
     An empty memory_block (memory off) leaves the block out; no tools leaves tools out.
+    files maps each file's hash to its base64 data (None: gone); files not in it are gone.
     """
     system = [{"type": "text", "text": STATIC_INSTRUCTIONS}]
     if memory_block:
@@ -115,7 +158,7 @@ def build_request(
         system.append({"type": "text", "text": MEMORY_OFF_NOTE})
     if summary:
         system.append({"type": "text", "text": SUMMARY_HEADER + summary})
-    messages = normalize_history(turns)
+    messages = attach_files(normalize_history(turns), files or {})
     if not tools:
         messages = tool_blocks_as_text(messages)
     request: dict[str, Any] = {

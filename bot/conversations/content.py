@@ -3,12 +3,13 @@
 import json
 from typing import Any
 
+from bot.conversations.files import file_ref, is_file_block
 from memory.search_terms import index_text
 from memory.tokens import count_tokens
 
 
 def block_text(block: dict[str, Any]) -> str:
-    """Return a content block as plain text: a text, a tool call or a tool result."""
+    """Return a content block as plain text: a text, a tool call, a tool result or a file."""
     kind = block.get("type")
     if kind == "text":
         return block.get("text", "")
@@ -16,12 +17,15 @@ def block_text(block: dict[str, Any]) -> str:
         return f"[called {block.get('name')} {json.dumps(block.get('input'), ensure_ascii=False)}]"
     if kind == "tool_result":
         return f"[tool result: {block.get('content')}]"
+    if is_file_block(block):
+        return file_ref(block).label
     return ""
 
 
 def content_tokens(content: list[dict[str, Any]]) -> int:
-    """Count the tokens of a turn's text, tool calls and tool results."""
-    return count_tokens("\n".join(block_text(block) for block in content))
+    """Count the tokens of a turn: its text, tool calls and results, and its files' estimates."""
+    text = count_tokens("\n".join(block_text(block) for block in content))
+    return text + sum(file_ref(block).tokens for block in content if is_file_block(block))
 
 
 def is_tool_result(content: list[dict[str, Any]]) -> bool:

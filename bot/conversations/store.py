@@ -196,6 +196,18 @@ class ConversationStore:
                 self._clock(),
             )
 
+    async def replace_content(self, turn_id: int, content: list[dict[str, Any]]) -> StoredTurn:
+        """Rewrite a stored turn's content (a file the API refused becomes a note)."""
+        tokens = content_tokens(content)
+        async with self._sessionmaker.begin() as session:
+            role = await session.scalar(
+                update(Turn)
+                .where(Turn.id == turn_id)
+                .values(content=content, tokens=tokens)
+                .returning(Turn.role)
+            )
+        return StoredTurn(turn_id, role, content, tokens)
+
     async def _message_seen(self, message_key: str) -> bool:
         """Tell whether a turn from this Telegram message exists."""
         async with self._sessionmaker() as session:

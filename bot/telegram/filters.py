@@ -13,7 +13,9 @@ def is_addressed_to_bot(message: Message, bot_id: int, bot_username: str | None)
     if replied is not None and replied.from_user is not None and replied.from_user.id == bot_id:
         return True
     handle = f"@{bot_username}".casefold() if bot_username else None
-    for entity, value in message.parse_entities().items():
+    # A photo's or document's mention is in its caption's entities.
+    entities = {**message.parse_entities(), **message.parse_caption_entities()}
+    for entity, value in entities.items():
         if entity.type == MessageEntity.BOT_COMMAND and entity.offset == 0:
             command_target = value.partition("@")[2]
             if not command_target or (

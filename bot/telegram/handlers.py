@@ -7,8 +7,10 @@ from telegram.error import TelegramError
 
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.telegram import texts
+from bot.telegram.albums import albums_of, take_album_item
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import deliver_answer, send_html
+from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.incoming import incoming_of, place_of
 
 logger = logging.getLogger(__name__)
@@ -37,9 +39,12 @@ async def new_conversation(update: Update, context: BotContext) -> None:
 
 
 async def chat_message(update: Update, context: BotContext) -> None:
-    """Answer a message through the agent."""
+    """Answer a message through the agent; an album's items are answered together."""
     place = place_of(update)
     message = incoming_of(update, context.bot.id)
+    if update.effective_message.media_group_id:
+        await take_album_item(context, place, owner_id(update), message)
+        return
     answer = context.services.chat.answer_message(place, owner_id(update), message)
     try:
         await deliver_answer(context.bot, place, answer)
@@ -47,8 +52,20 @@ async def chat_message(update: Update, context: BotContext) -> None:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 
 
+async def file_message(update: Update, context: BotContext) -> None:
+    """Answer a photo or document addressed to the bot, or from an album that was."""
+    albums = albums_of(context.application)
+    album_id = update.effective_message.media_group_id
+    if ADDRESSED_TO_BOT.check_update(update):
+        if album_id:
+            albums.mark_addressed(album_id)
+    elif not albums.was_addressed(album_id):
+        return  # group talk, not for the bot
+    await chat_message(update, context)
+
+
 async def unsupported_message(update: Update, context: BotContext) -> None:
-    """Say politely that only text is understood."""
+    """Say politely which kinds of messages are understood."""
     await say(update, context, texts.NOT_TEXT)
 
 

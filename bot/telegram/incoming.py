@@ -1,5 +1,7 @@
 """Read a Telegram message into what the agent takes in: where it is, who sent what."""
 
+from collections.abc import Sequence
+
 from telegram import (
     Message,
     MessageOrigin,
@@ -7,12 +9,19 @@ from telegram import (
     MessageOriginChat,
     MessageOriginHiddenUser,
     MessageOriginUser,
+    PhotoSize,
     Update,
 )
 from telegram.constants import ChatType
 
+from bot.agent.files import MAX_IMAGE_BYTES, IncomingFile
 from bot.agent.incoming import Forwarded, IncomingMessage, Quote
+from bot.agent.media import JPEG
 from bot.conversations.snapshot import ChatThread, MessageRef
+from memory.text import clean_text
+
+# Telegram sends photos as JPEG and gives them no name.
+PHOTO_NAME = "photo.jpg"
 
 
 def thread_of(message: Message | None) -> int | None:
@@ -59,8 +68,31 @@ def _quote(message: Message, bot_id: int) -> Quote | None:
     )
 
 
+def best_photo(sizes: Sequence[PhotoSize]) -> PhotoSize:
+    """Return the largest size of a photo the API takes, else the smallest (to be refused)."""
+    fitting = [size for size in sizes if (size.file_size or 0) <= MAX_IMAGE_BYTES]
+    return max(fitting or [min(sizes, key=_area)], key=_area)
+
+
+def _area(size: PhotoSize) -> int:
+    """Return a photo size's pixels."""
+    return size.width * size.height
+
+
+def files_of(message: Message) -> tuple[IncomingFile, ...]:
+    """Return the photo or document a message carries, as the sender describes it."""
+    if message.photo:
+        photo = best_photo(message.photo)
+        return (IncomingFile(photo.file_id, PHOTO_NAME, JPEG, photo.file_size),)
+    document = message.document
+    if document is None:
+        return ()
+    name = clean_text(document.file_name or "").strip() or "file"
+    return (IncomingFile(document.file_id, name, document.mime_type, document.file_size),)
+
+
 def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
-    """Read the update's message: its text, sender, what it forwards or quotes, its key."""
+    """Read the update's message: its text or caption, files, sender, forward or quote, key."""
     message = update.effective_message
     user = update.effective_user
     group = update.effective_chat.type != ChatType.PRIVATE
@@ -71,4 +103,5 @@ def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
         forwarded=Forwarded(origin_name(origin), origin.date) if origin else None,
         quote=_quote(message, bot_id),
         ref=MessageRef(message_key(message), update.update_id, user.id if user else None),
+        files=files_of(message),
     )

@@ -50,7 +50,7 @@ MODEL_UNAVAILABLE = (
 )
 EMPTY_REPLY = "(I have nothing to add.)"
 SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
-NOT_TEXT = "I can only read text messages for now."
+NOT_TEXT = "I can only read text, photos, images and PDFs for now."
 PRIVATE_BOT_ALERT = "This is a private bot."
 
 

@@ -16,6 +16,7 @@ from bot.app import (
     RATE_LIMIT_RETRIES,
     add_handlers,
     build_application,
+    build_files,
     build_services,
     file_base_url,
     post_init,
@@ -24,6 +25,7 @@ from bot.app import (
 from bot.migrations import upgrade_database_async
 from bot.settings import Settings
 from bot.telegram.context import BotContext
+from bot.telegram.files import TelegramFiles
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from tests.harness import BotHarness
@@ -44,7 +46,8 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
     if rate_limited:
         builder = builder.rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
     application = builder.build()
-    application.bot_data["services"] = build_services(settings)
+    files = build_files(settings, TelegramFiles(application.bot))
+    application.bot_data["services"] = build_services(settings, files)
     add_handlers(application)
     return application
 

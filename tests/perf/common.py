@@ -30,6 +30,8 @@ class Config:
     # 3. prompt cache
     cache_turns: int = 20
     cache_memories: int = 50
+    # 7. an image turn (its memories: cache_memories)
+    file_repeats: int = 30
     # 4. prompt size
     token_memories: int = 1000
     render_sizes: tuple[int, ...] = (1000, 10000)
@@ -69,6 +71,7 @@ class Config:
             format_repeats=3,
             archive_sizes=(1000, 10000),
             archive_searches=100,
+            file_repeats=10,
         )
 
     def smoke(self) -> "Config":
@@ -100,6 +103,7 @@ class Config:
             archive_searches=4,
             archive_save_size=40,
             archive_saves=3,
+            file_repeats=1,
         )
 
 
@@ -107,7 +111,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # the benchmark it comes from: overhead, concurrency, ..., format, archive
+    key: str  # the benchmark it comes from: overhead, concurrency, ..., archive, files
     figure: str
     value: str
     numbers: tuple[float, ...]

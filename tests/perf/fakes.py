@@ -63,12 +63,13 @@ class TimedAnthropic(FakeAnthropic):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.timings: list[tuple[float, float]] = []  # (request fully read, answer ready)
+        self.body_sizes: list[int] = []  # bytes of each request body, in arrival order
         # In arrival order; benchmarks that read them send one request at a time.
         self.usages: list[dict[str, Any]] = []
 
     async def _messages(self, request: web.Request) -> web.Response:
         # Read the body first so "arrived" means the whole request is here.
-        await request.read()
+        self.body_sizes.append(len(await request.read()))
         arrived = time.perf_counter()
         response = await super()._messages(request)
         self.timings.append((arrived, time.perf_counter()))

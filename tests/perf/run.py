@@ -22,6 +22,7 @@ from tests.perf import (
     bench_archive,
     bench_cache,
     bench_concurrency,
+    bench_files,
     bench_flood,
     bench_format,
     bench_overhead,
@@ -44,6 +45,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "flood": bench_flood.run,
     "format": bench_format.run,
     "archive": bench_archive.run,
+    "files": bench_files.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood"}
@@ -87,6 +89,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--flood-updates", type=int, help="stranger updates per flood")
     parser.add_argument("--flood-rounds", type=int, help="rounds with and without a flood")
     parser.add_argument("--archive-sizes", type=_ints, help="memories and turns of the owner")
+    parser.add_argument("--file-repeats", type=int, help="conversations per kind for files")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -99,7 +102,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
             "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
-            "archive_sizes",
+            "archive_sizes", "file_repeats",
         )
         if getattr(args, name) is not None
     }  # fmt: skip

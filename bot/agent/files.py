@@ -1,0 +1,238 @@
+"""Files users send: the limits they must keep, checking them, and their bytes for requests.
+
+A file is checked against what can be fetched and what the API accepts before it is
+downloaded (when its size is known), and again from its bytes after. Its bytes are never
+stored in the database: a turn keeps a FileRef, and the bytes come from a local cache or,
+when the cache no longer has them, from the FileSource again, checked against the hash.
+"""
+
+import base64
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.agent import media
+from bot.agent.file_cache import FileCache
+from bot.conversations.files import DOCUMENT, IMAGE, FileRef, file_refs
+from bot.conversations.snapshot import StoredTurn
+
+logger = logging.getLogger(__name__)
+
+# The API measures its 5 MB image limit on the base64 text: at most this many bytes of file.
+MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+MAX_IMAGE_BYTES = MAX_IMAGE_BASE64 // 4 * 3
+MAX_IMAGE_SIDE = 8000
+MAX_PDF_PAGES = 100  # for the whole request, so also for one PDF
+# The API takes at most 20 images per request at full size (more must be at most 2000 px).
+MAX_REQUEST_IMAGES = 20
+# Requests may be 32 MB; the files' base64 may take this much, leaving room for the rest.
+MAX_REQUEST_FILE_BASE64 = 30 * 1024 * 1024
+EXTENSIONS = {
+    ".jpg": media.JPEG, ".jpeg": media.JPEG, ".png": media.PNG, ".gif": media.GIF,
+    ".webp": media.WEBP, ".pdf": media.PDF,
+}  # fmt: skip
+MB = 1024 * 1024
+
+
+class FileTooBig(Exception):
+    """The source cannot fetch a file this large."""
+
+
+class FileUnavailable(Exception):
+    """The source cannot fetch the file, now or any more."""
+
+
+class FileSource(Protocol):
+    """Where files' bytes come from, by the id a FileRef keeps (a Telegram file id)."""
+
+    max_bytes: int  # the largest file it can fetch
+
+    async def fetch(self, file_id: str) -> bytes:
+        """Return the file's bytes; raise FileTooBig or FileUnavailable."""
+        ...
+
+
+@dataclass(frozen=True)
+class IncomingFile:
+    """A file as a message names it, before it is downloaded: what its sender says it is."""
+
+    file_id: str
+    name: str
+    media_type: str | None = None
+    size: int | None = None
+
+
+class FileRefused(Exception):
+    """A file the bot does not read; note says why, in a line for the user."""
+
+    def __init__(self, note: str):
+        super().__init__(note)
+        self.note = note
+
+
+def shown(name: str) -> str:
+    """Quote a file name for a Markdown reply."""
+    name = " ".join(name.replace("`", "'").split())
+    return f"`{name if len(name) <= 60 else name[:59] + '…'}`"
+
+
+def declared_type(file: IncomingFile) -> str | None:
+    """Return the image or PDF type the file claims to be, by its type or else its name."""
+    if file.media_type in (*media.IMAGE_TYPES, media.PDF):
+        return file.media_type
+    extension = "." + file.name.rsplit(".", 1)[-1].lower() if "." in file.name else ""
+    return EXTENSIONS.get(extension)
+
+
+def check_before_download(file: IncomingFile, max_fetch: int) -> None:
+    """Refuse a file whose kind or known size rules it out, so it is never downloaded."""
+    declared = declared_type(file)
+    if declared is None:
+        raise FileRefused(
+            f"I can read photos, images (JPEG, PNG, GIF, WebP) and PDFs, not {shown(file.name)}."
+        )
+    if file.size is not None and file.size > max_fetch:
+        raise FileRefused(
+            f"{shown(file.name)} is {file.size / MB:.1f} MB; Telegram lets me download files "
+            f"of at most {max_fetch / MB:.0f} MB."
+        )
+    if declared in media.IMAGE_TYPES and file.size is not None and file.size > MAX_IMAGE_BYTES:
+        raise FileRefused(image_too_big(file.name, file.size))
+
+
+def image_too_big(name: str, size: int) -> str:
+    """Say an image is over the API's size limit, and how to get it under."""
+    return (
+        f"{shown(name)} is {size / MB:.1f} MB; I can read images of at most "
+        f"{MAX_IMAGE_BYTES / MB:.2f} MB. Send it as a photo (Telegram makes it smaller) "
+        "or as a smaller file."
+    )
+
+
+def inspect(file: IncomingFile, data: bytes) -> FileRef:
+    """Return the reference of a downloaded file after checking its bytes; or refuse it."""
+    actual = media.sniff_type(data)
+    digest = hashlib.sha256(data).hexdigest()
+    if actual is None:
+        raise FileRefused(
+            f"{shown(file.name)} is not a JPEG, PNG, GIF, WebP or PDF inside, so I can't read it."
+        )
+    if actual == media.PDF:
+        pages = media.pdf_pages(data)
+        if pages > MAX_PDF_PAGES:
+            raise FileRefused(
+                f"{shown(file.name)} has {pages} pages; I can read PDFs of at most "
+                f"{MAX_PDF_PAGES} pages."
+            )
+        return FileRef(DOCUMENT, actual, file.name, file.file_id, digest, len(data), pages=pages)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise FileRefused(image_too_big(file.name, len(data)))
+    width, height = media.image_size(data, actual) or (None, None)
+    if width is not None and max(width, height) > MAX_IMAGE_SIDE:
+        raise FileRefused(
+            f"{shown(file.name)} is {width} by {height} pixels; I can read images of at most "
+            f"{MAX_IMAGE_SIDE} pixels a side. Send it as a photo (Telegram makes it smaller)."
+        )
+    return FileRef(IMAGE, actual, file.name, file.file_id, digest, len(data), width, height)
+
+
+def base64_length(size: int) -> int:
+    """Return the length of the base64 text of size bytes."""
+    return (size + 2) // 3 * 4
+
+
+class FileBudget:
+    """What the files of one request may add up to; the newest files are counted first."""
+
+    def __init__(self) -> None:
+        self.images, self.pages, self.base64 = 0, 0, 0
+
+    def fits(self, ref: FileRef) -> bool:
+        """Tell whether the file would still fit the request's limits."""
+        return (
+            self.images + (ref.kind == IMAGE) <= MAX_REQUEST_IMAGES
+            and self.pages + _pages(ref) <= MAX_PDF_PAGES
+            and self.base64 + base64_length(ref.size) <= MAX_REQUEST_FILE_BASE64
+        )
+
+    def count(self, ref: FileRef) -> None:
+        """Count the file in."""
+        self.images += ref.kind == IMAGE
+        self.pages += _pages(ref)
+        self.base64 += base64_length(ref.size)
+
+    def admits(self, ref: FileRef) -> bool:
+        """Count the file in if it fits; tell whether it did."""
+        if not self.fits(ref):
+            return False
+        self.count(ref)
+        return True
+
+
+def _pages(ref: FileRef) -> int:
+    """Return the PDF pages a file adds to a request (none for an image)."""
+    return 0 if ref.kind == IMAGE else ref.pages or 1
+
+
+class Files:
+    """Checks and fetches users' files, through a bounded local cache in front of the source."""
+
+    def __init__(self, source: FileSource, cache: FileCache):
+        self._source = source
+        self._cache = cache
+
+    async def prepare(self, file: IncomingFile) -> FileRef:
+        """Check, download and cache a file a user just sent; raise FileRefused if unread."""
+        check_before_download(file, self._source.max_bytes)
+        try:
+            data = await self._source.fetch(file.file_id)
+        except FileTooBig:
+            raise FileRefused(
+                f"{shown(file.name)} is too big: Telegram lets me download files of at most "
+                f"{self._source.max_bytes / MB:.0f} MB."
+            ) from None
+        except FileUnavailable as error:
+            logger.warning("could not download a file: %s", error)
+            raise FileRefused(
+                f"I couldn't download {shown(file.name)} from Telegram just now; please send "
+                "it again."
+            ) from None
+        ref = inspect(file, data)
+        await self._cache.put(ref.sha256, data)
+        return ref
+
+    async def payloads(self, turns: Sequence[StoredTurn]) -> dict[str, str | None]:
+        """Return the base64 data of the files a request can carry, by hash; None if gone.
+
+        The newest files come first; those past the request's limits are not loaded at all.
+        """
+        found: dict[str, str | None] = {}
+        budget = FileBudget()
+        for turn in reversed(turns):
+            for ref in reversed(file_refs(turn.content)):
+                if ref.sha256 in found or not budget.fits(ref):
+                    continue
+                data = await self._load(ref)
+                found[ref.sha256] = None if data is None else base64.b64encode(data).decode()
+                if data is not None:
+                    budget.count(ref)
+        return found
+
+    async def _load(self, ref: FileRef) -> bytes | None:
+        """Return a file's bytes from the cache, else from the source; None if neither has it."""
+        data = await self._cache.get(ref.sha256)
+        if data is not None:
+            return data
+        try:
+            data = await self._source.fetch(ref.file_id)
+        except (FileTooBig, FileUnavailable) as error:
+            logger.warning("file %s is not available: %s", ref.name, error)
+            return None
+        if hashlib.sha256(data).hexdigest() != ref.sha256:
+            # Other bytes would change the request's cached prefix, and maybe the meaning.
+            logger.warning("file %s came back with other content; leaving it out", ref.name)
+            return None
+        await self._cache.put(ref.sha256, data)
+        return data
