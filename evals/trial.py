@@ -2,8 +2,8 @@
 
 from anthropic import APIError, DefaultAsyncHttpxClient
 
-from bot.agent.incoming import IncomingMessage
 from bot.agent.files import FileUnavailable
+from bot.agent.incoming import IncomingMessage
 from bot.app import build_files, build_services
 from bot.conversations.snapshot import ChatThread
 from bot.settings import Settings

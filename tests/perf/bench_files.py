@@ -13,9 +13,10 @@ from typing import Any
 from tests.fakes.anthropic_server import PromptCache, text
 from tests.fakes.media import sample_jpeg
 from tests.harness import FRIEND, OWNER, make_settings
-from tests.perf.botrun import PerfBot, database, seed_memories
+from tests.perf.botrun import PerfBot, database
 from tests.perf.common import Config, Row, command, ms
 from tests.perf.fakes import TimedAnthropic, TimedTelegram
+from tests.perf.seeding import seed_memories
 
 # Telegram's largest photo size, and a typical size of its JPEG for a phone photo.
 PHOTO_SIDES = (2560, 1920)
