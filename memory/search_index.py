@@ -12,35 +12,28 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.items import MemoryItem
-from memory.search_terms import (
-    fts5_query,
-    index_text,
-    owner_token,
-    query_terms,
-    tsquery,
-    tsquery_terms,
-)
+from memory.search_terms import fts5_query, index_text, query_terms, tsquery
 
 _SQLITE_PUT = (
-    "INSERT OR REPLACE INTO agent_memory_search(rowid, owner, subject, content) "
-    "VALUES (:rowid, :owner, :subject, :content)"
+    "INSERT OR REPLACE INTO agent_memory_search(rowid, subject, content) "
+    "VALUES (:rowid, :subject, :content)"
 )
 _POSTGRES_PUT = (
-    "INSERT INTO agent_memory_search(memory_id, owner_id, subject, content) "
-    "VALUES (:memory_id, :owner_id, :subject, :content) ON CONFLICT (memory_id) DO UPDATE "
-    "SET owner_id = excluded.owner_id, subject = excluded.subject, content = excluded.content"
+    "INSERT INTO agent_memory_search(memory_id, subject, content) "
+    "VALUES (:memory_id, :subject, :content) ON CONFLICT (memory_id) DO UPDATE "
+    "SET subject = excluded.subject, content = excluded.content"
 )
-# bm25 weights per column (owner, subject, content): a subject match counts three times.
+# bm25 weights per column (subject, content): a subject match counts three times.
 _SQLITE_SEARCH = (
     "SELECT rowid FROM agent_memory_search WHERE agent_memory_search MATCH :query "
-    "ORDER BY bm25(agent_memory_search, 0.0, 3.0, 1.0) LIMIT :limit"
+    "ORDER BY bm25(agent_memory_search, 3.0, 1.0) LIMIT :limit"
 )
-# Ranked on the words alone; ts_rank's weights are {D, C, B, A}, each at most 1: a subject
-# (A) counts about three times a content word (B).
+# ts_rank's weights are {D, C, B, A}, each at most 1: a subject (A) counts about three times
+# a content word (B).
 _POSTGRES_SEARCH = (
-    "SELECT memory_id FROM agent_memory_search WHERE document @@ to_tsquery('simple', :query) "
-    "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, to_tsquery('simple', :terms)) DESC, "
-    "memory_id LIMIT :limit"
+    "SELECT memory_id FROM agent_memory_search, to_tsquery('simple', :query) AS query "
+    "WHERE document @@ query "
+    "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, query) DESC, memory_id LIMIT :limit"
 )
 
 
@@ -76,13 +69,9 @@ async def index_items(session: AsyncSession, items: Iterable[MemoryItem]) -> Non
     sqlite = await _dialect(session) == "sqlite"
     rows = [
         {
-            "subject": index_text(item.subject or ""),
-            "content": index_text(item.content),
-            **(
-                {"rowid": id_number(item.id), "owner": owner_token(item.owner_id)}
-                if sqlite
-                else {"memory_id": item.id, "owner_id": item.owner_id}
-            ),
+            "subject": index_text(item.subject or "", item.owner_id),
+            "content": index_text(item.content, item.owner_id),
+            **({"rowid": id_number(item.id)} if sqlite else {"memory_id": item.id}),
         }
         for item in items
     ]
@@ -114,6 +103,7 @@ async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: in
             text(_SQLITE_SEARCH), {"query": fts5_query(owner_id, terms), "limit": limit}
         )
         return [id_of_number(rowid) for (rowid,) in found]
-    parameters = {"query": tsquery(owner_id, terms), "terms": tsquery_terms(terms)}
-    found = await session.execute(text(_POSTGRES_SEARCH), {**parameters, "limit": limit})
+    found = await session.execute(
+        text(_POSTGRES_SEARCH), {"query": tsquery(owner_id, terms), "limit": limit}
+    )
     return [memory_id for (memory_id,) in found]

@@ -2,9 +2,9 @@
 
 Both engines index words split on spaces, so the text is prepared here: case folded, accents
 removed, and every Han, Hiragana and Katakana character a word of its own (those scripts
-write no spaces; a word of them is searched as a phrase of its characters). Each indexed
-row also carries its owner's token (a column on SQLite, weight D on Postgres), so a search
-is one index lookup that never leaves its owner.
+write no spaces; a word of them is searched as a phrase of its characters). Every indexed
+word starts with its owner's mark ("o111z" before "boss"), so a search reads only its owner's
+entries of the index, however much other owners (or the owner's other words) hold.
 """
 
 import re
@@ -33,15 +33,21 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", bare).casefold()
 
 
-def index_text(text: str) -> str:
-    """Return text as it is indexed: folded words, unspaced scripts split into characters."""
-    spaced = _UNSPACED_CHAR.sub(r" \1 ", fold(text))
-    return " ".join(_WORD.findall(spaced))
+def owner_mark(owner_id: int) -> str:
+    """Return what starts every indexed word of an owner: "o", the id ("n" for minus), "z"."""
+    # Ids are digits only, so the first "z" ends the mark: no two owners' words can meet.
+    return f"o{owner_id}z".replace("-", "n")
 
 
-def owner_token(owner_id: int) -> str:
-    """Return the word that marks an owner's rows in an index (ids may be negative)."""
-    return f"o{owner_id}".replace("-", "n")
+def words(text: str) -> list[str]:
+    """Return the folded words of text, unspaced scripts split into characters."""
+    return _WORD.findall(_UNSPACED_CHAR.sub(r" \1 ", fold(text)))
+
+
+def index_text(text: str, owner_id: int) -> str:
+    """Return text as the index holds it for an owner: each word marked as the owner's."""
+    mark = owner_mark(owner_id)
+    return " ".join(mark + word for word in words(text))
 
 
 def query_terms(query: str) -> list[tuple[str, ...]]:
@@ -51,8 +57,7 @@ def query_terms(query: str) -> list[tuple[str, ...]]:
         runs = _UNSPACED_RUN.findall(word)
         if runs:
             terms += [tuple(run) for run in runs]
-            rest = _UNSPACED_RUN.sub(" ", word).split()
-            terms += [(part,) for part in rest]
+            terms += [(part,) for part in _UNSPACED_RUN.sub(" ", word).split()]
         else:
             terms.append((word,))
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
@@ -63,29 +68,26 @@ def _prefixed(term: tuple[str, ...]) -> bool:
     return len(term) == 1 and len(term[0]) >= MIN_PREFIX_LENGTH
 
 
-def fts5_query(owner_id: int, terms: list[tuple[str, ...]], owner_column: str = "owner") -> str:
+def fts5_query(owner_id: int, terms: list[tuple[str, ...]]) -> str:
     """Return an SQLite FTS5 query: the owner's rows matching any of the terms."""
+    mark = owner_mark(owner_id)
     parts = []
     for term in terms:
-        phrase = '"' + " ".join(term) + '"'
+        phrase = '"' + " ".join(mark + word for word in term) + '"'
         parts.append(phrase + "*" if _prefixed(term) else phrase)
-    return f'{owner_column} : "{owner_token(owner_id)}" AND ({" OR ".join(parts)})'
-
-
-def tsquery_terms(terms: list[tuple[str, ...]]) -> str:
-    """Return a Postgres to_tsquery text matching any of the terms (what ranking weighs)."""
-    parts = []
-    for term in terms:
-        words = [f"'{word}'" for word in term]
-        if _prefixed(term):
-            words[0] += ":*"
-        parts.append("(" + " <-> ".join(words) + ")")
-    return " | ".join(parts)
+    return " OR ".join(parts)
 
 
 def tsquery(owner_id: int, terms: list[tuple[str, ...]]) -> str:
     """Return a Postgres to_tsquery text: the owner's rows matching any of the terms."""
-    return f"'{owner_token(owner_id)}':D & ({tsquery_terms(terms)})"
+    mark = owner_mark(owner_id)
+    parts = []
+    for term in terms:
+        lexemes = [f"'{mark}{word}'" for word in term]
+        if _prefixed(term):
+            lexemes[0] += ":*"
+        parts.append("(" + " <-> ".join(lexemes) + ")")
+    return " | ".join(parts)
 
 
 def excerpt(text: str, terms: list[tuple[str, ...]], width: int = 160) -> str:

@@ -158,7 +158,8 @@ async def test_a_strangers_file_is_never_downloaded(harness):
     await harness.idle()
     assert calls_to(tg, "getFile") == [] and tg.downloads == []
     assert harness.model.requests == []
-    assert all("private bot" in m["result"]["text"] for m in tg.sent) and len(tg.sent) == 3
+    # Told once per chat (the private chat and the group), and nothing else.
+    assert all("private bot" in m["result"]["text"] for m in tg.sent) and len(tg.sent) == 2
 
 
 async def test_voice_video_and_stickers_keep_their_one_line_answer(harness):

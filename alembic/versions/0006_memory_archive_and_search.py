@@ -3,9 +3,9 @@
 agent_memories gains pinned, tokens (its block line's tokens, counted once per change),
 changed_at (its newest version's time) and subject_key (the subject folded, for the
 same-subject check in SQL). agent_memory_search indexes every memory's subject and content;
-conversation_turns gain search_owner and search_text, indexed by conversation_search. On
-SQLite both indexes are FTS5 tables; on Postgres a tsvector with a GIN index. Existing rows
-are indexed here.
+conversation_turns gain search_text, indexed by conversation_search. On SQLite both indexes
+are FTS5 tables; on Postgres a tsvector with a GIN index. Every indexed word carries its
+owner's mark (memory/search_terms.py). Existing rows are indexed here.
 
 On SQLite, triggers keep conversation_search in step with conversation_turns; a later
 migration that rebuilds conversation_turns (batch mode) must create them again.
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from alembic import op
-from memory.search_terms import index_text, owner_token
+from memory.search_terms import index_text
 from memory.tokens import count_tokens
 
 revision: str = "0006"
@@ -30,8 +30,8 @@ depends_on: str | Sequence[str] | None = None
 
 SQLITE_INDEXES = [
     "CREATE VIRTUAL TABLE agent_memory_search USING fts5("
-    "owner, subject, content, tokenize='unicode61 remove_diacritics 2')",
-    "CREATE VIRTUAL TABLE conversation_search USING fts5(search_owner, search_text, "
+    "subject, content, tokenize='unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE conversation_search USING fts5(search_text, "
     "content='conversation_turns', content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
 ]
 # The external-content index follows its table through triggers, inside each statement.
@@ -40,24 +40,20 @@ SQLITE_INDEXES = [
 SQLITE_TRIGGERS = [
     "INSERT INTO conversation_search(conversation_search) VALUES ('rebuild')",
     "CREATE TRIGGER conversation_turns_search_insert AFTER INSERT ON conversation_turns BEGIN "
-    "INSERT INTO conversation_search(rowid, search_owner, search_text) "
-    "VALUES (new.id, new.search_owner, new.search_text); END",
+    "INSERT INTO conversation_search(rowid, search_text) VALUES (new.id, new.search_text); END",
     "CREATE TRIGGER conversation_turns_search_delete AFTER DELETE ON conversation_turns BEGIN "
-    "INSERT INTO conversation_search(conversation_search, rowid, search_owner, search_text) "
-    "VALUES ('delete', old.id, old.search_owner, old.search_text); END",
-    "CREATE TRIGGER conversation_turns_search_update AFTER UPDATE OF search_owner, search_text "
+    "INSERT INTO conversation_search(conversation_search, rowid, search_text) "
+    "VALUES ('delete', old.id, old.search_text); END",
+    "CREATE TRIGGER conversation_turns_search_update AFTER UPDATE OF search_text "
     "ON conversation_turns BEGIN "
-    "INSERT INTO conversation_search(conversation_search, rowid, search_owner, search_text) "
-    "VALUES ('delete', old.id, old.search_owner, old.search_text); "
-    "INSERT INTO conversation_search(rowid, search_owner, search_text) "
-    "VALUES (new.id, new.search_owner, new.search_text); END",
+    "INSERT INTO conversation_search(conversation_search, rowid, search_text) "
+    "VALUES ('delete', old.id, old.search_text); "
+    "INSERT INTO conversation_search(rowid, search_text) VALUES (new.id, new.search_text); END",
 ]
-POSTGRES_OWNER = "setweight(to_tsvector('simple', 'o' || replace({}::text, '-', 'n')), 'D')"
 POSTGRES_INDEXES = [
     "CREATE TABLE agent_memory_search ("
-    "memory_id VARCHAR(8) NOT NULL, owner_id BIGINT NOT NULL, "
-    "subject TEXT NOT NULL, content TEXT NOT NULL, "
-    "document tsvector GENERATED ALWAYS AS (" + POSTGRES_OWNER.format("owner_id") + " || "
+    "memory_id VARCHAR(8) NOT NULL, subject TEXT NOT NULL, content TEXT NOT NULL, "
+    "document tsvector GENERATED ALWAYS AS ("
     "setweight(to_tsvector('simple', subject), 'A') || "
     "setweight(to_tsvector('simple', content), 'B')) STORED, "
     "CONSTRAINT pk_agent_memory_search PRIMARY KEY (memory_id), "
@@ -65,7 +61,6 @@ POSTGRES_INDEXES = [
     "REFERENCES agent_memories (id) ON DELETE CASCADE)",
     "CREATE INDEX agent_memory_search_document ON agent_memory_search USING gin (document)",
     "ALTER TABLE conversation_turns ADD COLUMN search_document tsvector GENERATED ALWAYS AS ("
-    "setweight(to_tsvector('simple', coalesce(search_owner, '')), 'D') || "
     "to_tsvector('simple', coalesce(search_text, ''))) STORED",
     "CREATE INDEX conversation_search_document ON conversation_turns USING gin (search_document)",
 ]
@@ -106,7 +101,6 @@ def upgrade() -> None:
         )
         batch_op.create_index("ix_agent_memories_owner_subject", ["owner_id", "subject_key"])
     with op.batch_alter_table("conversation_turns", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("search_owner", sa.String(length=24), nullable=True))
         batch_op.add_column(sa.Column("search_text", sa.Text(), nullable=True))
     bind = op.get_bind()
     for statement in SQLITE_INDEXES if bind.dialect.name == "sqlite" else POSTGRES_INDEXES:
@@ -153,21 +147,20 @@ def _index_memory(
 ) -> None:
     """Add one memory to the memory index."""
     values = {
-        "owner": owner_id,
-        "subject": index_text(subject or ""),
-        "content": index_text(content),
+        "subject": index_text(subject or "", owner_id),
+        "content": index_text(content, owner_id),
     }
     if bind.dialect.name == "sqlite":
-        values.update(rowid=_id_number(memory_id), owner=owner_token(owner_id))
+        values["key"] = _id_number(memory_id)
         statement = (
-            "INSERT INTO agent_memory_search(rowid, owner, subject, content) "
-            "VALUES (:rowid, :owner, :subject, :content)"
+            "INSERT INTO agent_memory_search(rowid, subject, content) "
+            "VALUES (:key, :subject, :content)"
         )
     else:
-        values["id"] = memory_id
+        values["key"] = memory_id
         statement = (
-            "INSERT INTO agent_memory_search(memory_id, owner_id, subject, content) "
-            "VALUES (:id, :owner, :subject, :content)"
+            "INSERT INTO agent_memory_search(memory_id, subject, content) "
+            "VALUES (:key, :subject, :content)"
         )
     bind.execute(sa.text(statement), values)
 
@@ -187,14 +180,11 @@ def _fill_turns(bind: sa.Connection) -> None:
         texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
         if role == "user" and texts and texts[0].startswith("["):
             texts[0] = texts[0].partition("\n")[2]  # the time line is not what was said
-        words = index_text(" ".join(texts))
+        words = index_text(" ".join(texts), owner_id)
         if words:
             bind.execute(
-                sa.text(
-                    "UPDATE conversation_turns SET search_owner = :owner, search_text = :text "
-                    "WHERE id = :id"
-                ),
-                {"owner": owner_token(owner_id), "text": words, "id": turn_id},
+                sa.text("UPDATE conversation_turns SET search_text = :text WHERE id = :id"),
+                {"text": words, "id": turn_id},
             )
 
 
@@ -210,7 +200,6 @@ def downgrade() -> None:
     op.execute("DROP TABLE agent_memory_search")
     with op.batch_alter_table("conversation_turns", schema=None) as batch_op:
         batch_op.drop_column("search_text")
-        batch_op.drop_column("search_owner")
     with op.batch_alter_table("agent_memories", schema=None) as batch_op:
         batch_op.drop_index("ix_agent_memories_owner_subject")
         batch_op.drop_index("ix_agent_memories_owner_block_choice")

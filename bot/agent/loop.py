@@ -117,7 +117,7 @@ class Agent:
                 # The first call is the first to carry the user's new files.
                 if round_number or not (refused := refused_files(turns, error)):
                     raise
-                return await self._leave_out(conversation.id, refused, error)
+                return await self._leave_out(conversation, refused, error)
             if content := stored_content(message):
                 stored = await self._conversations.append(conversation, "assistant", content)
                 turns.append(stored)
@@ -133,7 +133,7 @@ class Agent:
         return answer
 
     async def _leave_out(
-        self, conversation_id: int, refused: list[StoredTurn], error: BadRequestError
+        self, conversation: ConversationState, refused: list[StoredTurn], error: BadRequestError
     ) -> Answer:
         """Replace files the API refused with notes in their stored turns; answer that."""
         refs = [ref for turn in refused for ref in file_refs(turn.content)]
@@ -143,7 +143,7 @@ class Agent:
         note = unreadable_note(refs, api_reason(error))
         # Stored as the answer: the model later knows, and the turn is not left unanswered.
         await self._conversations.append(
-            conversation_id, "assistant", [{"type": "text", "text": note}]
+            conversation, "assistant", [{"type": "text", "text": note}]
         )
         return Answer(text=note)
 

@@ -41,6 +41,6 @@ def turn_words(role: str, content: list[dict[str, Any]]) -> str:
     return " ".join(texts)
 
 
-def search_text(role: str, content: list[dict[str, Any]]) -> str | None:
+def search_text(role: str, content: list[dict[str, Any]], owner_id: int) -> str | None:
     """Return a turn's words as the conversation index holds them, or None if it has none."""
-    return index_text(turn_words(role, content)) or None
+    return index_text(turn_words(role, content), owner_id) or None

@@ -53,9 +53,8 @@ class Turn(Base):
     message_key: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
     # Who sent a user's message, so answering it after a restart re-checks the allowlist.
     sender_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    # What search_conversations finds the turn by: its owner's token and its folded words
-    # (memory.search_terms); NULL for turns without words (tool calls and results).
-    search_owner: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    # What search_conversations finds the turn by: its folded words, each marked with its
+    # owner (memory.search_terms); NULL for turns without words (tool calls and results).
     search_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 

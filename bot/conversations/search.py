@@ -2,8 +2,8 @@
 
 SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
 keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
-Both only ever match rows carrying the owner's token, and the owner is checked again on
-the turns found.
+Every indexed word carries its owner's mark, so a search reads only that owner's entries,
+and the owner is checked again on the turns found.
 """
 
 from dataclasses import dataclass
@@ -45,7 +45,7 @@ async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit:
         return []
     if (await session.connection()).dialect.name == "sqlite":
         statement = _SQLITE_MATCHES
-        parameters = {"query": fts5_query(owner_id, terms, "search_owner"), "limit": limit}
+        parameters = {"query": fts5_query(owner_id, terms), "limit": limit}
     else:
         statement = _POSTGRES_MATCHES
         parameters = {"query": tsquery(owner_id, terms), "limit": limit}

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
@@ -23,7 +23,7 @@ from bot.conversations.snapshot import (
 from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.models import utcnow
 from memory.owners import move_owner
-from memory.search_terms import owner_token
+from memory.search_terms import owner_mark
 from memory.stored_block import owner_block
 from memory.switch import load_memory_enabled, memory_enabled_expression
 
@@ -55,14 +55,13 @@ async def _insert_turn(
     now: datetime,
 ) -> StoredTurn:
     """Insert one turn with its token count and search text, and return it."""
-    words = search_text(role, content)
+    words = search_text(role, content, conversation.owner_id)
     values = {
         "conversation_id": conversation.id,
         "role": role,
         "content": content,
         "tokens": tokens,
         # The index keeps itself in step (a trigger, or a generated column).
-        "search_owner": owner_token(conversation.owner_id) if words else None,
         "search_text": words,
         "update_id": ref.update_id,
         "message_key": ref.message_key,
@@ -71,6 +70,13 @@ async def _insert_turn(
     }
     turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
     return StoredTurn(turn_id, role, content, tokens)
+
+
+def _remarked(old_id: int, new_id: int) -> ColumnElement[str]:
+    """Return SQL for a turn's search text with every word marked as the new owner's."""
+    # Each word starts with the mark and words are separated by single spaces.
+    spaced = literal(" ") + Turn.search_text
+    return func.substr(func.replace(spaced, f" {owner_mark(old_id)}", f" {owner_mark(new_id)}"), 2)
 
 
 class ConversationStore:
@@ -264,9 +270,9 @@ class ConversationStore:
                     Turn.conversation_id.in_(
                         select(Conversation.id).where(Conversation.chat_id == old_chat_id)
                     ),
-                    Turn.search_owner.is_not(None),
+                    Turn.search_text.is_not(None),
                 )
-                .values(search_owner=owner_token(new_chat_id))
+                .values(search_text=_remarked(old_chat_id, new_chat_id))
             )
             already_open = await session.scalar(
                 select(Conversation.id).where(

@@ -28,7 +28,7 @@ from bot.conversations.files import (
 )
 from bot.conversations.snapshot import StoredTurn
 from memory.tokens import count_tokens
-from memory.tools import tool_definitions
+from memory.tools import MEMORY_TOOLS, tool_definitions
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
 
 
@@ -48,7 +48,7 @@ def request(turns, files, tools=None):
     return build_request(
         model="m",
         max_tokens=100,
-        tools=tool_definitions() if tools is None else tools,
+        tools=tool_definitions(MEMORY_TOOLS) if tools is None else tools,
         memory_block="## Your Memory\n\nblock",
         summary=None,
         turns=turns,

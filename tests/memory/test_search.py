@@ -12,7 +12,8 @@ async def ids(store, owner: int, query: str) -> list[str]:
 
 def test_text_is_folded_and_unspaced_scripts_split_into_characters():
     assert (
-        index_text("Élodie\u2019s BOSS — 東京タワー, 회의") == "elodie s boss 東 京 タ ワ ー 회의"
+        index_text("Élodie\u2019s BOSS — 東京タワー, 회의", -5)
+        == "on5zelodie on5zs on5zboss on5z東 on5z京 on5zタ on5zワ on5zー on5z회의"
     )
     assert query_terms("Boss 東京 x") == [("boss",), ("東", "京"), ("x",)]
 

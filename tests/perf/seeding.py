@@ -14,7 +14,6 @@ from memory.ids import new_memory_id
 from memory.items import MemoryItem, normalize_subject, subject_key
 from memory.models import Memory, MemoryVersion
 from memory.search_index import index_items
-from memory.search_terms import owner_token
 from tests.perf.data import START, model_reply, sample_memories, user_message
 
 BATCH = 2000
@@ -92,8 +91,7 @@ def _turn(conversation_id: int, owner_id: int, i: int) -> dict:
         "content": content,
         "tokens": 40,
         "created_at": START + timedelta(minutes=i),
-        "search_owner": owner_token(owner_id),
-        "search_text": search_text(role, content),
+        "search_text": search_text(role, content, owner_id),
     }
 
 

@@ -1,6 +1,8 @@
 """Telegram's own rules: forum topics, forwarded and quoted messages, upgraded groups."""
 
+from bot.conversations.search import ConversationSearch
 from memory.categories import Category
+from memory.db import create_sessionmaker
 from tests.fakes.anthropic_server import text
 from tests.harness import FRIEND, OWNER
 
@@ -76,3 +78,8 @@ async def test_an_upgraded_group_keeps_its_memories_and_conversation_once(harnes
     assert "Mondays" in request["system"][1]["text"]
     assert "hello team" in str(request["messages"])  # the same conversation goes on
     assert harness.tg.messages_to(supergroup) == ["ok"]
+    # Its words are the supergroup's to search now, and no longer the old id's.
+    past = ConversationSearch(create_sessionmaker(harness.services.engine))
+    found = await past.search(supergroup, "team", 10)
+    assert [hit.excerpt for hit in found] == ["@memory_test_bot hello team"]
+    assert await past.search(group, "team", 10) == []
