@@ -19,17 +19,21 @@ STATE_COLUMNS = (
 TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens)
 
 
+def _open_in_topic() -> Update:
+    """Update the conversations still open in the chat and topic the parameters name."""
+    return update(Conversation).where(
+        Conversation.chat_id == bindparam("chat"),
+        Conversation.thread_id.is_not_distinct_from(bindparam("thread")),
+        Conversation.ended_at.is_(None),
+    )
+
+
 @functools.cache
 def continue_statement() -> Update:
     """Mark the topic's open, not yet idle conversation active; return it and the switch."""
     return (
-        update(Conversation)
-        .where(
-            Conversation.chat_id == bindparam("chat"),
-            Conversation.thread_id.is_not_distinct_from(bindparam("thread")),
-            Conversation.ended_at.is_(None),
-            Conversation.last_activity_at >= bindparam("idle_since"),
-        )
+        _open_in_topic()
+        .where(Conversation.last_activity_at >= bindparam("idle_since"))
         .values(last_activity_at=bindparam("now"))
         # The owner as a parameter: SQLite's RETURNING leaves a correlated column unqualified.
         .returning(*STATE_COLUMNS, memory_enabled_expression(bindparam("owner")))
@@ -39,15 +43,7 @@ def continue_statement() -> Update:
 @functools.cache
 def end_open_statement() -> Update:
     """End the topic's open conversations."""
-    return (
-        update(Conversation)
-        .where(
-            Conversation.chat_id == bindparam("chat"),
-            Conversation.thread_id.is_not_distinct_from(bindparam("thread")),
-            Conversation.ended_at.is_(None),
-        )
-        .values(ended_at=bindparam("now"))
-    )
+    return _open_in_topic().values(ended_at=bindparam("now"))
 
 
 @functools.cache

@@ -18,7 +18,7 @@ class Config:
     backends: tuple[str, ...] = ("sqlite", "postgres")
     postgres_url: str = POSTGRES_URL
     # 1. bot overhead per message
-    memories: tuple[int, ...] = (0, 100, 1000)
+    memories: tuple[int, ...] = (0, 100, 1000, 10000)
     messages: int = 200
     warmup: int = 10
     turns_per_conversation: int = 10
@@ -37,7 +37,7 @@ class Config:
     render_sizes: tuple[int, ...] = (1000, 10000)
     render_repeats: int = 20
     # 5. database work per turn
-    sql_memories: tuple[int, ...] = (0, 100, 1000)
+    sql_memories: tuple[int, ...] = (0, 100, 1000, 10000)
     sql_history: tuple[int, ...] = (1, 20, 50)
     # 6. start-up and resident memory
     startup_runs: int = 3
