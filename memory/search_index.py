@@ -23,18 +23,25 @@ _POSTGRES_PUT = (
     "VALUES (:memory_id, :subject, :content) ON CONFLICT (memory_id) DO UPDATE "
     "SET subject = excluded.subject, content = excluded.content"
 )
+# Only this many matches are ranked: a word in thousands of memories would otherwise cost a
+# score for each; past it, the best come from the first found.
+CANDIDATES = 500
 # bm25 weights per column (subject, content): a subject match counts three times.
 _SQLITE_SEARCH = (
-    "SELECT rowid FROM agent_memory_search WHERE agent_memory_search MATCH :query "
-    "ORDER BY bm25(agent_memory_search, 3.0, 1.0) LIMIT :limit"
+    "SELECT rowid FROM (SELECT rowid, bm25(agent_memory_search, 3.0, 1.0) AS score "
+    "FROM agent_memory_search WHERE agent_memory_search MATCH :query LIMIT :candidates) "
+    "ORDER BY score LIMIT :limit"
 )
 # ts_rank's weights are {D, C, B, A}, each at most 1: a subject (A) counts about three times
 # a content word (B).
 _POSTGRES_SEARCH = (
-    "SELECT memory_id FROM agent_memory_search, to_tsquery('simple', :query) AS query "
-    "WHERE document @@ query "
+    "SELECT memory_id FROM (SELECT memory_id, document, query FROM agent_memory_search, "
+    "to_tsquery('simple', :query) AS query WHERE document @@ query LIMIT :candidates) AS found "
     "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, query) DESC, memory_id LIMIT :limit"
 )
+
+
+_CANDIDATES = {"candidates": CANDIDATES}
 
 
 def id_number(memory_id: str) -> int:
@@ -99,11 +106,9 @@ async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: in
     if not terms:
         return []
     if await _dialect(session) == "sqlite":
-        found = await session.execute(
-            text(_SQLITE_SEARCH), {"query": fts5_query(owner_id, terms), "limit": limit}
-        )
+        parameters = {"query": fts5_query(owner_id, terms), "limit": limit}
+        found = await session.execute(text(_SQLITE_SEARCH), {**parameters, **_CANDIDATES})
         return [id_of_number(rowid) for (rowid,) in found]
-    found = await session.execute(
-        text(_POSTGRES_SEARCH), {"query": tsquery(owner_id, terms), "limit": limit}
-    )
+    parameters = {"query": tsquery(owner_id, terms), "limit": limit}
+    found = await session.execute(text(_POSTGRES_SEARCH), {**parameters, **_CANDIDATES})
     return [memory_id for (memory_id,) in found]

@@ -126,7 +126,8 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
             {"id": 6, "conversation_id": 3, "role": "assistant",
              "content": [{"type": "text", "text": "Falcon launches in May."}],
              "created_at": LATER, "tokens": 6, "update_id": None, "message_key": None,
-             "sender_id": None, "search_text": "on1001zfalcon on1001zlaunches in may"},
+             "sender_id": None, "search_text": "on1001zfalcon on1001zlaunches in may",
+             "owner_id": -1001},
         ],
     },
 }  # fmt: skip

@@ -3,7 +3,8 @@
 agent_memories gains pinned, tokens (its block line's tokens, counted once per change),
 changed_at (its newest version's time) and subject_key (the subject folded, for the
 same-subject check in SQL). agent_memory_search indexes every memory's subject and content;
-conversation_turns gain search_text, indexed by conversation_search. On SQLite both indexes
+conversation_turns gain search_text, indexed by conversation_search, and their conversation's
+owner_id (so Postgres can read one owner's turns newest first). On SQLite both indexes
 are FTS5 tables; on Postgres a tsvector with a GIN index. Every indexed word carries its
 owner's mark (memory/search_terms.py). Existing rows are indexed here.
 
@@ -102,10 +103,16 @@ def upgrade() -> None:
         batch_op.create_index("ix_agent_memories_owner_subject", ["owner_id", "subject_key"])
     with op.batch_alter_table("conversation_turns", schema=None) as batch_op:
         batch_op.add_column(sa.Column("search_text", sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column("owner_id", sa.BigInteger(), nullable=True))
+        batch_op.create_index("ix_conversation_turns_owner", ["owner_id", "id"])
     bind = op.get_bind()
     for statement in SQLITE_INDEXES if bind.dialect.name == "sqlite" else POSTGRES_INDEXES:
         op.execute(statement)
     _fill_memories(bind)
+    op.execute(
+        "UPDATE conversation_turns SET owner_id = (SELECT owner_id FROM conversations "
+        "WHERE conversations.id = conversation_turns.conversation_id)"
+    )
     _fill_turns(bind)
     with op.batch_alter_table("agent_memories", schema=None) as batch_op:
         batch_op.alter_column(
@@ -199,6 +206,8 @@ def downgrade() -> None:
         op.execute("ALTER TABLE conversation_turns DROP COLUMN search_document")
     op.execute("DROP TABLE agent_memory_search")
     with op.batch_alter_table("conversation_turns", schema=None) as batch_op:
+        batch_op.drop_index("ix_conversation_turns_owner")
+        batch_op.drop_column("owner_id")
         batch_op.drop_column("search_text")
     with op.batch_alter_table("agent_memories", schema=None) as batch_op:
         batch_op.drop_index("ix_agent_memories_owner_subject")

@@ -56,6 +56,11 @@ class Turn(Base):
     # What search_conversations finds the turn by: its folded words, each marked with its
     # owner (memory.search_terms); NULL for turns without words (tool calls and results).
     search_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The conversation's owner, again: lets Postgres read one owner's turns newest first.
+    owner_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
-    __table_args__ = (Index("ix_conversation_turns_conversation", "conversation_id", "id"),)
+    __table_args__ = (
+        Index("ix_conversation_turns_conversation", "conversation_id", "id"),
+        Index("ix_conversation_turns_owner", "owner_id", "id"),
+    )

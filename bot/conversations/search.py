@@ -22,9 +22,11 @@ _SQLITE_MATCHES = (
     "SELECT rowid FROM conversation_search WHERE conversation_search MATCH :query "
     "ORDER BY rowid DESC LIMIT :limit"
 )
+# owner_id first: the planner then reads the owner's turns newest first (common words) or
+# the index (rare ones), never everyone's turns.
 _POSTGRES_MATCHES = (
-    "SELECT id FROM conversation_turns WHERE search_document @@ to_tsquery('simple', :query) "
-    "ORDER BY id DESC LIMIT :limit"
+    "SELECT id FROM conversation_turns WHERE owner_id = :owner "
+    "AND search_document @@ to_tsquery('simple', :query) ORDER BY id DESC LIMIT :limit"
 )
 
 
@@ -48,7 +50,7 @@ async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit:
         parameters = {"query": fts5_query(owner_id, terms), "limit": limit}
     else:
         statement = _POSTGRES_MATCHES
-        parameters = {"query": tsquery(owner_id, terms), "limit": limit}
+        parameters = {"query": tsquery(owner_id, terms), "limit": limit, "owner": owner_id}
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 
 

@@ -63,6 +63,7 @@ async def _insert_turn(
         "tokens": tokens,
         # The index keeps itself in step (a trigger, or a generated column).
         "search_text": words,
+        "owner_id": conversation.owner_id,
         "update_id": ref.update_id,
         "message_key": ref.message_key,
         "sender_id": ref.sender_id,
@@ -270,9 +271,8 @@ class ConversationStore:
                     Turn.conversation_id.in_(
                         select(Conversation.id).where(Conversation.chat_id == old_chat_id)
                     ),
-                    Turn.search_text.is_not(None),
                 )
-                .values(search_text=_remarked(old_chat_id, new_chat_id))
+                .values(search_text=_remarked(old_chat_id, new_chat_id), owner_id=new_chat_id)
             )
             already_open = await session.scalar(
                 select(Conversation.id).where(

@@ -92,6 +92,7 @@ def _turn(conversation_id: int, owner_id: int, i: int) -> dict:
         "tokens": 40,
         "created_at": START + timedelta(minutes=i),
         "search_text": search_text(role, content, owner_id),
+        "owner_id": owner_id,
     }
 
 
