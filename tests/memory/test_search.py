@@ -1,7 +1,7 @@
 """Full-text search of memories on both engines: ranking, languages, tiers and owners."""
 
 from memory.categories import Category
-from memory.search_terms import index_text, query_terms
+from memory.search_terms import MAX_QUERY_TERMS, index_text, query_terms
 
 ALICE, BOB = 111, 222
 
@@ -63,3 +63,10 @@ async def test_another_owners_near_identical_memories_are_never_found(store):
     assert await ids(store, ALICE, "alec boss") == [mine.id]
     assert await ids(store, BOB, "alec boss") == [theirs.id]
     assert await ids(store, -BOB, "alec boss") == []
+
+
+async def test_a_huge_query_is_cut_to_a_few_terms_and_still_answers(store):
+    tea = await store.add(ALICE, "The user prefers green tea", Category.PREFERENCE)
+    huge = "tea " + " ".join(f"word{n}" for n in range(20_000))
+    assert len(query_terms(huge)) == MAX_QUERY_TERMS
+    assert await ids(store, ALICE, huge) == [tea.id]
