@@ -1,11 +1,19 @@
 """What the memory tools tell the model: their descriptions, and every result they return."""
 
+import re
 from collections.abc import Sequence
 from datetime import tzinfo
 
 from memory.block import quoted
 from memory.budget import MemoryFull
+from memory.ids import ID_REGEX
 from memory.items import MemoryChange, MemoryItem
+
+# How a write's result begins, for code that reads stored results back (compaction's list of
+# memory changes): kept beside the functions that write them, so the two stay in step.
+SAVED_RESULT = re.compile(rf"^Saved as ({ID_REGEX})\b")
+UPDATED_RESULT = re.compile(rf"^Updated ({ID_REGEX}) \(version \d+\)")
+FORGOT_RESULT = re.compile(rf"^Forgot ({ID_REGEX}) \('(.*)'\)\. The user can undo", re.DOTALL)
 
 ADD_DESCRIPTION = (
     "Save a new long-term memory about the user, kept across conversations. Use it when the "
@@ -36,6 +44,25 @@ SEARCH_CONVERSATIONS_DESCRIPTION = (
     'lease in March?"). Returns up to 10 matching messages, newest first, each with its date '
     "and who said it. Use words likely to appear in the messages."
 )
+
+
+def saved(change: MemoryChange) -> str:
+    """Say which id a new memory was saved as."""
+    return f"Saved as {change.item.id}{archived_note(change)}"
+
+
+def updated(change: MemoryChange) -> str:
+    """Say which memory was updated, from what to what."""
+    before, after = change.previous, change.item
+    return (
+        f"Updated {after.id} (version {after.version}). "
+        f"Old: '{before.content}'. New: '{after.content}'{archived_note(change)}."
+    )
+
+
+def forgot(item: MemoryItem) -> str:
+    """Say which memory was forgotten, with its content."""
+    return f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat."
 
 
 def same_subject(existing: MemoryItem) -> str:
