@@ -36,11 +36,12 @@ class Seed:
 
 @dataclass(frozen=True)
 class Turn:
-    """One message: from the user, or in a group from a named member."""
+    """One message: from the user, or in a group from a named member; maybe forwarded."""
 
     text: str
     sender: str | None = None
     new_conversation: bool = False  # the conversation before it ends first, as after /new
+    forwarded_from: str | None = None  # the user forwards someone else's message
 
 
 @dataclass(frozen=True)

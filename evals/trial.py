@@ -3,7 +3,7 @@
 from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.files import FileUnavailable
-from bot.agent.incoming import IncomingMessage
+from bot.agent.incoming import Forwarded, IncomingMessage
 from bot.app import build_files, build_services
 from bot.conversations.snapshot import ChatThread
 from bot.settings import Settings
@@ -20,7 +20,8 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
         if turn.new_conversation:
             await services.conversations.end(ChatThread(case.owner_id))
         recorder.turn = number
-        message = IncomingMessage(turn.text, sender_name=turn.sender)
+        forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
+        message = IncomingMessage(turn.text, sender_name=turn.sender, forwarded=forwarded)
         try:
             answer = await services.chat.answer_message(
                 ChatThread(case.owner_id), case.owner_id, message

@@ -13,6 +13,7 @@ from anthropic import (
     RateLimitError,
 )
 
+from bot.agent.ledger import join_summary, memory_changes, split_summary
 from bot.conversations.content import block_text, is_tool_result
 from bot.conversations.snapshot import Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
@@ -26,8 +27,11 @@ SUMMARY_INSTRUCTIONS = (
     "You maintain the running summary of a chat between a user and their assistant. "
     "Given the previous summary (if any) and the next part of the transcript, write an "
     "updated summary of at most 300 words: what was discussed, decisions, open questions, "
-    "facts the user shared, and anything the assistant promised. Write plain prose in the "
-    "third person. Output only the summary."
+    "facts the user shared, and anything the assistant promised. Keep, word for word, every "
+    "fact the user declined to have remembered (a question about remembering that they left "
+    "unanswered counts as declined) and any such question still open. Leave out memory tool "
+    "calls: they are listed separately. Write plain prose in the third person. Output only "
+    "the summary."
 )
 
 
@@ -96,6 +100,26 @@ class Compactor:
         self._conversations = conversations
         self._budget = budget
 
+    async def _summarise(
+        self, conversation_id: int, previous: str | None, folded: list[StoredTurn]
+    ) -> str | None:
+        """Return the new prose summary, or the previous one if the request is refused.
+
+        Raises the SDK's error when the model is away, so that nothing is folded this turn.
+        """
+        try:
+            response = await self._client.messages.create(
+                **summary_request(self._model, previous, folded)
+            )
+        except (APIConnectionError, RateLimitError, InternalServerError):
+            raise  # the model is away, not the request at fault: the caller postpones
+        except APIError as error:
+            # The request itself is refused: dropping the oldest turns beats blocking the user.
+            logger.warning("summarising conversation %s failed: %s", conversation_id, error)
+            return previous
+        prose = "".join(b.text for b in response.content if b.type == "text").strip()
+        return prose or previous
+
     async def compact_if_needed(self, snapshot: Snapshot) -> Snapshot:
         """Compact the conversation when over budget; return it as it stands afterwards."""
         turns = snapshot.turns
@@ -104,20 +128,15 @@ class Compactor:
             return snapshot
         conversation = snapshot.conversation
         folded = turns[:cut]
-        summary: str | None
+        previous, changes = split_summary(conversation.summary)
         try:
-            response = await self._client.messages.create(
-                **summary_request(self._model, conversation.summary, folded)
-            )
-            summary = "".join(b.text for b in response.content if b.type == "text").strip() or None
+            prose = await self._summarise(conversation.id, previous, folded)
         except (APIConnectionError, RateLimitError, InternalServerError) as error:
             # The model is away (the SDK's retries ran out): keep everything, try next turn.
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot
-        except APIError as error:
-            # The request itself is refused: dropping the oldest turns beats blocking the user.
-            logger.warning("summarising conversation %s failed: %s", conversation.id, error)
-            summary = None
+        # The memory changes are listed by code, not by the summariser, so none is lost.
+        summary = join_summary(prose, [*changes, *memory_changes(folded)])
         await self._conversations.compact(conversation.id, summary, folded[-1].id)
         logger.info(
             "compacted conversation %s: folded %d turns (%d tokens)",
@@ -125,6 +144,5 @@ class Compactor:
             len(folded),
             sum(t.tokens for t in folded),
         )
-        if summary is not None:
-            conversation = replace(conversation, summary=summary)
+        conversation = replace(conversation, summary=summary)
         return replace(snapshot, conversation=conversation, turns=turns[cut:])

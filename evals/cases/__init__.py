@@ -1,7 +1,7 @@
 """The cases, as data: a table per theme, and CASES, all of them in a fixed order.
 
-A table per theme rather than one module (some 25 cases with their rules do not fit one
-readable module) or a file per case (25 files repeating the same imports, and nowhere to read a
+A table per theme rather than one module (some 30 cases with their rules do not fit one
+readable module) or a file per case (30 files repeating the same imports, and nowhere to read a
 theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and memory only.
 """
 

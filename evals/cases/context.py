@@ -1,10 +1,18 @@
-"""Who is speaking, in which language, when, with what in memory, and with memory off."""
+"""Who is speaking, in which language, when, with what in memory or said before, memory off."""
 
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from evals.case import ZONE, Case, Seed, Turn, said
-from evals.cases.phrases import ANNOUNCES_MEMORY, AP, ENGLISH, EXAM_DATE, FRENCH, SAVING
+from evals.cases.phrases import (
+    ANNOUNCES_MEMORY,
+    AP,
+    ASKS_FOR_REPLY,
+    ENGLISH,
+    EXAM_DATE,
+    FRENCH,
+    SAVING,
+)
 from evals.judge import Judged
 from evals.rules import (
     AsksQuestion,
@@ -16,8 +24,10 @@ from evals.rules import (
     NotInBlock,
     NoWrites,
     Questions,
+    SavedWithSubject,
     Says,
     SeedKept,
+    SeedUpdated,
     ToolsOffered,
 )
 from memory.categories import Category
@@ -72,7 +82,7 @@ CASES = (
     ),
     Case(
         name="group_fact_needs_consent",
-        about="In a group, Ann says Bob's boss is Alec: not saved until Bob agrees; names Bob.",
+        about="Ann says Bob's boss is Alec: asks Bob to reply; saved, naming Bob, once he agrees.",
         turns=(
             Turn("@membot Bob's boss is Alec, by the way.", sender="Ann"),
             Turn("@membot Yes, that's right, you can remember that.", sender="Bob"),
@@ -80,6 +90,7 @@ CASES = (
         rules=(
             NoWrites(turn=1, note="saves nothing on Ann's word alone"),
             AsksQuestion(turn=1),
+            Says(ASKS_FOR_REPLY, turn=1, note="tells Bob to reply to its message"),
             Called("add_to_memory", turn=2),
             HasMemory(r"Bob.*Alec|Alec.*Bob", note="the memory names Bob and Alec"),
             NoMemory(r"\bthe user\b", note="no memory says 'the user'"),
@@ -93,6 +104,20 @@ CASES = (
             Called("add_to_memory", turn=1),
             HasMemory(r"\bAnn\b", note="the memory names Ann"),
             NoMemory(r"\bthe user\b", note="no memory says 'the user'"),
+            SavedWithSubject(),
+        ),
+    ),
+    Case(
+        name="group_only_the_person_consents",
+        about="Group: Ann says Carla's manager is Priya, then says yes herself: Carla must agree.",
+        turns=(
+            Turn("@membot Carla's manager is Priya now, by the way.", sender="Ann"),
+            Turn("@membot Yes, go ahead and save that.", sender="Ann"),
+        ),
+        rules=(
+            AsksQuestion(turn=1, note="asks about remembering it"),
+            NoWrites(note="saves nothing on Ann's yes for Carla"),
+            Says(r"\bCarla\b", turn=2, note="says it is Carla's to agree"),
         ),
     ),
     Case(
@@ -104,6 +129,7 @@ CASES = (
             HasMemory("freitag", note="saved in German"),
             NoMemory("friday", note="not translated into English"),
             MemoryCount(1),
+            SavedWithSubject(),
         ),
         judged=(Judged("Is this reply written in German?", note="the reply is in German"),),
     ),
@@ -116,6 +142,7 @@ CASES = (
             Called("add_to_memory", turn=1),
             HasMemory(EXAM_DATE, note="the memory has the absolute date (13 or 20 March)"),
             MemoryCount(1),
+            SavedWithSubject(),
         ),
     ),
     Case(
@@ -166,6 +193,38 @@ CASES = (
             Called("search_memory", turn=1, query="dentist", note="searches before answering"),
             Says("Okafor", note="finds the name"),
             DoesNotSay(rf"don{AP}t know|do not know|not sure", note="does not say it doesn't know"),
+        ),
+    ),
+    Case(
+        name="archived_preference_updated",
+        about="A preference changed while the old one is archived: updated in place, no twin.",
+        memory_token_budget=TINY_MEMORY_BUDGET,
+        seeds=(
+            Seed("seat", "The user prefers aisle seats on flights", Category.PREFERENCE, "seats"),
+            *ARCHIVE_FILLER,
+        ),
+        turns=said("Remember that I prefer window seats on flights now."),
+        rules=(
+            NotInBlock("seat"),
+            SeedUpdated("seat", "window"),
+            NoMemory("aisle"),
+            MemoryCount(1 + len(ARCHIVE_FILLER), note="no second memory about seats"),
+        ),
+    ),
+    Case(
+        name="past_conversation_searched",
+        about='"What did we say about the Birch Lane flat?" after /new: search_conversations.',
+        turns=(
+            Turn(
+                "I'm choosing between two flats: the rent on Elm Street is 1,200 a month, on "
+                "Birch Lane 1,050. Which two questions should I ask at the viewings? Briefly."
+            ),
+            Turn("What did we say about the Birch Lane flat?", new_conversation=True),
+        ),
+        rules=(
+            NoWrites(turn=1, note="a one-off comparison is not saved"),
+            Called("search_conversations", turn=2, query=r"birch|flat|rent"),
+            Says(r"1[,.]?050", note="finds the rent"),
         ),
     ),
     Case(

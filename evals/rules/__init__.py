@@ -6,7 +6,7 @@ never the bot's services, the network or the database.
 """
 
 from evals.rules.base import Rule
-from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites
+from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites, SavedWithSubject
 from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
 from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
 from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, Says
@@ -26,6 +26,7 @@ __all__ = [
     "NotInBlock",
     "Questions",
     "Rule",
+    "SavedWithSubject",
     "Says",
     "SeedKept",
     "SeedUpdated",

@@ -127,3 +127,21 @@ class AtMost:
     def check(self, transcript: Transcript) -> str | None:
         count = len(calls_in(transcript, self.turn, (self.tool,)))
         return f"called {self.tool} {count} times" if count > self.times else None
+
+
+@dataclass(frozen=True)
+class SavedWithSubject:
+    """Every add_to_memory call that saved gave a subject, and at least one saved."""
+
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or "every memory saved has a subject"
+
+    def check(self, transcript: Transcript) -> str | None:
+        saves = [call for call in transcript.calls if call.saved_id]
+        if not saves:
+            return "add_to_memory saved nothing"
+        bare = [call for call in saves if not str(call.input.get("subject") or "").strip()]
+        return f"no subject: {_describe(bare[0])}" if bare else None

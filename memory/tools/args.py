@@ -22,8 +22,9 @@ MemoryContent = Annotated[
     AfterValidator(storable),
     Field(
         description=(
-            "The fact as one self-contained sentence in the third person, "
-            "e.g. 'Alec is the user's boss at TechCorp'. 5 to 500 characters."
+            "The fact as one self-contained sentence in the third person, in the user's "
+            "language, with absolute dates: 'Alec is the user's boss', in a group naming the "
+            "person: 'Ann's boss is Alec'. 5 to 500 characters."
         )
     ),
 ]
@@ -32,7 +33,9 @@ MemoryId = Annotated[
     str,
     Field(
         pattern=ID_PATTERN.pattern,
-        description="The 8-character id shown as [id:...] in the memory block or a tool result.",
+        description=(
+            "The 8-character id of [id:...] in the memory block, a tool result or the summary."
+        ),
     ),
 ]
 
@@ -60,9 +63,9 @@ class AddToMemoryArgs(BaseModel):
         default=None,
         max_length=200,
         description=(
-            "Short key the memory is about: a person's or project's name ('Alec'), or for a "
-            "preference or context its topic in 1-3 words ('due dates'). One memory per "
-            "subject: if one exists, update it instead."
+            "Always give one: the person's or project's name ('Alec'), or for a preference or "
+            "context its topic in 1-3 words ('due dates'). One memory per subject: for a topic "
+            "you already have, reuse its subject, or update that memory."
         ),
     )
 

@@ -11,12 +11,14 @@ from memory.tools.texts import (
     SEARCH_CONVERSATIONS_DESCRIPTION,
     SEARCH_MEMORY_DESCRIPTION,
     UPDATE_DESCRIPTION,
-    archived_note,
+    forgot,
     found_memories,
     found_turns,
     memory_full,
     not_found,
     same_subject,
+    saved,
+    updated,
 )
 
 SEARCH_RESULTS = 10
@@ -34,7 +36,7 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
         return ToolOutcome(memory_full(refusal), is_error=True, refusal=refusal)
     edit = AddMemory(args.content, args.category, args.subject)
     change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
-    return ToolOutcome(f"Saved as {change.item.id}{archived_note(change)}", change=change)
+    return ToolOutcome(saved(change), change=change)
 
 
 async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
@@ -44,12 +46,7 @@ async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome
         change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
     except MemoryNotFound:
         return ToolOutcome(not_found(args.memory_id, "or call add_to_memory"), is_error=True)
-    before, after = change.previous, change.item
-    return ToolOutcome(
-        f"Updated {after.id} (version {after.version}). "
-        f"Old: '{before.content}'. New: '{after.content}'{archived_note(change)}.",
-        change=change,
-    )
+    return ToolOutcome(updated(change), change=change)
 
 
 async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome:
@@ -59,11 +56,7 @@ async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome
         change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
     except MemoryNotFound:
         return ToolOutcome(not_found(args.memory_id), is_error=True)
-    item = change.item
-    return ToolOutcome(
-        f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat.",
-        change=change,
-    )
+    return ToolOutcome(forgot(change.item), change=change)
 
 
 async def search_memory(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:

@@ -1,41 +1,69 @@
 """What the memory tools tell the model: their descriptions, and every result they return."""
 
+import re
 from collections.abc import Sequence
 from datetime import tzinfo
 
 from memory.block import quoted
 from memory.budget import MemoryFull
+from memory.ids import ID_REGEX
 from memory.items import MemoryChange, MemoryItem
 
+# How a write's result begins, for code that reads stored results back (compaction's list of
+# memory changes): kept beside the functions that write them, so the two stay in step.
+SAVED_RESULT = re.compile(rf"^Saved as ({ID_REGEX})\b")
+UPDATED_RESULT = re.compile(rf"^Updated ({ID_REGEX}) \(version \d+\)")
+FORGOT_RESULT = re.compile(rf"^Forgot ({ID_REGEX}) \('(.*)'\)\. The user can undo", re.DOTALL)
+
+# The same policy as the system prompt (bot/agent/instructions.py), in the same words: a
+# model reads a tool's description when it decides to call it, so the two must not disagree.
 ADD_DESCRIPTION = (
-    "Save a new long-term memory about the user, kept across conversations. Use it when the "
-    "user explicitly asks you to remember something, or after the user agreed when you asked. "
-    "Never for one-off task details, and never for secrets (passwords, PINs, keys, codes, card "
-    "or account numbers), even when asked. If a memory about the same subject exists, use "
-    "update_memory instead. Returns the new memory's id."
+    "Save a new long-term memory: at once when asked to remember something, or after a clear "
+    "yes to your question. Never for secrets, even when asked: passwords, PINs, API keys, "
+    "one-time codes, full card, bank or ID numbers (where one is kept is fine). Health, "
+    "money, religion, politics: only when the user asks you to remember it. Always give a "
+    "subject; if a memory has it, shown or archived, nothing is saved and you get its id to "
+    "update. Returns the new id (the block shows it only from the next conversation)."
 )
 UPDATE_DESCRIPTION = (
-    "Replace the content of an existing memory when a fact has changed (e.g. someone moved "
-    "teams) or should be corrected. Keeps the same id and records a new version. Give the "
-    "complete new content, not a diff. Works on any memory id, in the block or found by "
-    "search_memory."
+    "Replace a memory's content when a fact changed or was wrong; the id stays, a new version "
+    "is kept. Give the complete new content. Any id: from the memory block, this "
+    "conversation's tool results or summary, or search_memory."
 )
 FORGET_DESCRIPTION = (
-    'Forget an existing memory when the user asks you to forget it ("forget that Alec is my '
-    'boss") or says it no longer applies at all. Use update_memory instead when the fact '
-    "changed. The user can undo this."
+    'Forget one memory when asked ("forget that Alec is my boss") or when it no longer applies '
+    'at all. For "forget everything", point to /memory clear instead. The user can undo this.'
 )
 SEARCH_MEMORY_DESCRIPTION = (
-    "Search all of your memories about the user, including the archived ones that are not in "
-    "the memory block. Use it before saying you don't know something about the user. Returns "
-    "up to 10 memories, best match first, each with its id, category, subject, content, last "
-    "change date and whether it is in the block."
+    "Search all memories, archived ones too. Call it before saying you don't know something "
+    "about the user, and before adding when some are archived. Returns up to 10, best first, "
+    "each with its id, category, subject, content, last change date and whether it is in the "
+    "block."
 )
 SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
-    'lease in March?"). Returns up to 10 matching messages, newest first, each with its date '
-    "and who said it. Use words likely to appear in the messages."
+    'lease in March?"). Returns up to 10 messages, newest first, with date and speaker. Use '
+    "words likely to appear in them."
 )
+
+
+def saved(change: MemoryChange) -> str:
+    """Say which id a new memory was saved as."""
+    return f"Saved as {change.item.id}{archived_note(change)}"
+
+
+def updated(change: MemoryChange) -> str:
+    """Say which memory was updated, from what to what."""
+    before, after = change.previous, change.item
+    return (
+        f"Updated {after.id} (version {after.version}). "
+        f"Old: '{before.content}'. New: '{after.content}'{archived_note(change)}."
+    )
+
+
+def forgot(item: MemoryItem) -> str:
+    """Say which memory was forgotten, with its content."""
+    return f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat."
 
 
 def same_subject(existing: MemoryItem) -> str:

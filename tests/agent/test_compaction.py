@@ -1,15 +1,20 @@
 """Long conversations: the older part is summarised in one large step, pairs kept whole."""
 
+import re
 from itertools import pairwise
 
 import pytest
 
 from bot.agent.compaction import choose_cut
+from bot.agent.ledger import LEDGER_HEADING, split_summary
+from bot.agent.request import SUMMARY_HEADER
 from bot.conversations.snapshot import StoredTurn
+from memory.tools.texts import SAVED_RESULT
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import OWNER
 
 BUDGET = 2_000
+SAVED_AS = re.compile(SAVED_RESULT.pattern.removeprefix("^"))
 
 
 def is_summary_request(request: dict) -> bool:
@@ -97,7 +102,15 @@ async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_b
     assert summaries, "the history never got summarised"
     assert len(summaries) <= 4, "compaction should happen in large steps"
     last = chats[-1]
-    assert last["system"][2]["text"].endswith("The user asked many questions about gardening.")
+    # The save of the first turn, folded away long ago, is still listed with its id, by code.
+    saved_id = SAVED_AS.search(str(chats[1]["messages"])).group(1)
+    summary = last["system"][2]["text"].removeprefix(SUMMARY_HEADER)
+    assert split_summary(summary) == (
+        "The user asked many questions about gardening.",
+        [f'- saved [id:{saved_id}] "The user grows tomatoes"'],
+    )
+    assert len(summaries) >= 2, "the list should be carried over a later compaction"
+    assert not any(LEDGER_HEADING in str(r["messages"]) for r in summaries)
     assert len(last["messages"]) < 2 * 24
     assert model.invalid == []
     # Between compactions each request extends the previous one: the cached prefix holds.

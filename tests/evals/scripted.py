@@ -17,7 +17,6 @@ Step = Reply | Callable[[Body], Reply]
 Model = Callable[[Body], Reply]
 
 SAVED_AS = re.compile(r"Saved as ([A-Za-z0-9]{8})")
-SUBJECT_TAKEN = re.compile(r"Not saved: memory ([A-Za-z0-9]{8}) already has the subject")
 
 
 def newest(body: Body) -> tuple[str, str]:
@@ -45,14 +44,21 @@ def block_id(body: Body, pattern: str) -> str:
     return re.search(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", block, re.MULTILINE).group(1)
 
 
+def ledger_id(body: Body, pattern: str) -> str:
+    """Return the id of the summary's listed save whose line matches pattern."""
+    summary = body["system"][2]["text"]
+    return re.search(rf"^- saved \[id:(\w{{8}})\][^\n]*{pattern}", summary, re.MULTILINE).group(1)
+
+
+def found_id(body: Body, pattern: str) -> str:
+    """Return the id of the line of the newest search_memory result that matches pattern."""
+    found = newest(body)[1]
+    return re.search(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", found, re.MULTILINE).group(1)
+
+
 def last_saved_id(body: Body) -> str:
     """Return the id the newest add_to_memory result in the history gave."""
     return SAVED_AS.findall(all_text(body))[-1]
-
-
-def taken_subject_id(body: Body) -> str:
-    """Return the id add_to_memory named when it refused a subject that is taken."""
-    return SUBJECT_TAKEN.search(newest(body)[1]).group(1)
 
 
 def chat(

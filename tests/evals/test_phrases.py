@@ -11,6 +11,7 @@ import pytest
 from evals.cases.context import BOTH_FACTS
 from evals.cases.phrases import (
     ANNOUNCES_MEMORY,
+    ASKS_FOR_REPLY,
     CANNOT,
     CLAIMS_REMINDER,
     ENGLISH,
@@ -42,6 +43,10 @@ MATCHES = [
     (EXAM_DATE, "Exam: 2026-03-13"),
     (EXAM_DATE, "Prüfung am 13.03.2026"),
     (BOTH_FACTS, "Should I remember both"),
+    (ASKS_FOR_REPLY, "Bob, could you reply to this message to confirm?"),
+    (ASKS_FOR_REPLY, "Just reply to me with a yes, Bob."),
+    (ASKS_FOR_REPLY, "Bob, hit reply on this and say yes."),
+    (ASKS_FOR_REPLY, "Please respond directly to my message so I see it"),
     (BOTH_FACTS, "Shall I note that Maya lives in Lisbon and that you play the cello"),
 ]
 MISSES = [
@@ -55,6 +60,8 @@ MISSES = [
     (EXAM_DATE, "The user's exam is next Friday"),
     (EXAM_DATE, "The exam is on 13 April 2026"),
     (BOTH_FACTS, "Should I remember that Maya lives in Lisbon"),
+    (ASKS_FOR_REPLY, "Thanks for the reply, Ann."),
+    (ASKS_FOR_REPLY, "Bob, should I remember that Alec is your boss?"),
 ]
 
 

@@ -16,6 +16,7 @@ from evals.rules import (
     NotInBlock,
     NoWrites,
     Questions,
+    SavedWithSubject,
     Says,
     SeedKept,
     SeedUpdated,
@@ -32,6 +33,8 @@ UPDATE_SARAH = ("update_memory", {"memory_id": "sarah001", "content": "Sarah is 
 FORGET_SAVED = ("forget_memory", {"memory_id": "abcd1234"}, "Forgot abcd1234", False)
 FORGET_SEED = ("forget_memory", {"memory_id": "sarah001"}, "Forgot sarah001", False)
 BAD_ADD = ("add_to_memory", {"content": "x"}, "Invalid input for add_to_memory", True)
+BARE_ADD = ("add_to_memory", {"content": "The user likes tea", "category": "preference",
+                              "subject": " "}, "Saved as tea12345", False)  # fmt: skip
 SUMMARY = Exchange(3, {"system": "summarise", "messages": []}, {"content": [], "usage": {}})
 
 HOLDS = [
@@ -46,6 +49,7 @@ HOLDS = [
     (NotCalled("add_to_memory"), transcript(calls={1: [UPDATE_SARAH]}, seeds=SEEDS)),
     (NotCalled("add_to_memory", turn=2), transcript(replies=["a", "b"], calls={1: [BOSS_ADD]})),
     (NoWrites(), transcript()),
+    (SavedWithSubject(), transcript(calls={1: [BAD_ADD, BOSS_ADD]})),
     (AtMost("forget_memory", 1), transcript(calls={1: [FORGET_SEED]})),
     (MemoryCount(1), transcript(memories=[memory("a1", "x"), memory("b2", "y", forgotten=True)])),
     (HasMemory("alec.*boss", category="person", subject="ALEC"),
@@ -88,6 +92,9 @@ BREAKS = [
      "no call matched"),
     (NotCalled("add_to_memory"), transcript(calls={1: [BAD_ADD]}), "called add_to_memory"),
     (NoWrites(turn=1), transcript(calls={1: [FORGET_SEED]}), "called forget_memory"),
+    (SavedWithSubject(), transcript(calls={1: [BOSS_ADD], 2: [BARE_ADD]}, replies=["a", "b"]),
+     "no subject: add_to_memory"),
+    (SavedWithSubject(), transcript(calls={1: [BAD_ADD]}), "add_to_memory saved nothing"),
     (AtMost("forget_memory", 1), transcript(calls={1: [FORGET_SEED, FORGET_SAVED]}),
      "called forget_memory 2 times"),
     (MemoryCount(0), transcript(memories=[memory("a1", "PIN 4321")]), "1 active: PIN 4321"),

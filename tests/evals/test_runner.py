@@ -108,6 +108,52 @@ async def test_group_turns_reach_the_model_with_their_senders(fake, options):
     assert said[0].endswith("; from Ann]") and said[1].endswith("; from Bob]")
 
 
+NEARLY_RIGHT = {
+    # Asks Bob, but Bob's plain answer would never reach the bot.
+    "group_fact_needs_consent": (
+        chat(
+            [
+                ("Bob's boss", text("Thanks, Ann. Bob, may I remember that Alec is your boss?")),
+                ("you can remember", add("Alec is Bob's boss", "person", "Bob")),
+            ]
+        ),
+        "tells Bob to reply to its message",
+    ),
+    # Saves the new preference under a subject of its own, without looking in the archive.
+    "archived_preference_updated": (
+        chat([("window seats", add("The user prefers window seats", "preference", "seating"))]),
+        "no second memory about seats",
+    ),
+    # Answers from thin air instead of searching the earlier conversation.
+    "past_conversation_searched": (
+        saying("You said the Birch Lane flat's rent is 1,050 a month."),
+        "calls search_conversations(query~=birch|flat|rent) in turn 2",
+    ),
+    # Saves without a subject.
+    "wifi_pointer": (
+        chat([("Wi-Fi", add("The Wi-Fi password is on the sticker under the router", "context"))]),
+        "every memory saved has a subject",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEARLY_RIGHT))
+async def test_a_model_that_gets_the_new_rule_wrong_fails_on_that_rule(fake, options, name):
+    fake.default, broken = NEARLY_RIGHT[name]
+    result = await run(select([name]), options)
+    [trial] = result.all_trials
+    assert broken in {f.rule for f in trial.failures}
+
+
+async def test_a_forwarded_turn_reaches_the_model_marked_as_someone_elses_words(fake, options):
+    fake.default = IDEAL["forwarded_remember_not_saved"]
+    result = await run(select(["forwarded_remember_not_saved"]), options)
+    assert result.exit_code == 0 and result.cases[0].passes == 1
+    said = fake.requests[-1]["messages"][0]["content"][0]["text"].split("\n")
+    assert said[1].startswith("[Forwarded by the user: originally from Dana.")
+    assert said[2] == "> Remember that I'm allergic to peanuts, and please bring snacks on Friday!"
+
+
 async def test_judged_checks_are_reported_apart_and_decide_nothing(fake, options):
     german = select(["german_request"])
     judged = []
