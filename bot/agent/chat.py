@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 from bot.agent.compaction import Compactor
 from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.loop import Agent, Answer
+from bot.agent.stream import Progress
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow
@@ -30,7 +31,11 @@ class ChatService:
         self._clock = clock
 
     async def answer_message(
-        self, place: ChatThread, owner_id: int, message: IncomingMessage
+        self,
+        place: ChatThread,
+        owner_id: int,
+        message: IncomingMessage,
+        progress: Progress | None = None,
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
@@ -40,8 +45,8 @@ class ChatService:
         snapshot = await self._conversations.store_user_message(
             place, owner_id, user_turn_content(message, now), message.ref
         )
-        return await self.answer(snapshot)
+        return await self.answer(snapshot, progress)
 
-    async def answer(self, snapshot: Snapshot) -> Answer:
-        """Compact the history if it is over budget, then let the agent answer."""
-        return await self._agent.run(await self._compactor.compact_if_needed(snapshot))
+    async def answer(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
+        """Compact the history if over budget, then let the agent answer, reporting to progress."""
+        return await self._agent.run(await self._compactor.compact_if_needed(snapshot), progress)

@@ -8,6 +8,7 @@ from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
 from bot.agent.request import build_request
+from bot.agent.stream import Progress, stream_message
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from memory.budget import MemoryFull
@@ -93,15 +94,18 @@ class Agent:
         self._store = store
         self._switch = switch
 
-    async def run(self, snapshot: Snapshot) -> Answer:
-        """Answer the conversation's newest user turn, storing every step as it happens."""
+    async def run(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
+        """Answer the conversation's newest user turn, storing every step as it happens.
+
+        With progress, the model's answers are streamed and reported to it as they come.
+        """
         conversation = snapshot.conversation
         turns = list(snapshot.turns)  # each turn stored below is added here too
         tools = self._tools if snapshot.memory_on else []
         answer, texts = Answer(text=""), []
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            message = await self._call(conversation, turns, tools, force_answer=out_of_rounds)
+            message = await self._call(conversation, turns, tools, out_of_rounds, progress, texts)
             if content := stored_content(message):
                 stored = await self._conversations.append(conversation.id, "assistant", content)
                 turns.append(stored)
@@ -150,8 +154,13 @@ class Agent:
         turns: list[StoredTurn],
         tools: list[dict[str, Any]],
         force_answer: bool,
+        progress: Progress | None = None,
+        shown: list[str] | None = None,
     ) -> Message:
-        """Send the conversation with these turns."""
+        """Send the conversation with these turns; stream the answer to progress, if given.
+
+        shown: the texts of this turn's earlier rounds, which the reply so far starts with.
+        """
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,
@@ -161,7 +170,10 @@ class Agent:
             turns=[(t.role, t.content) for t in turns],
             force_answer=force_answer,
         )
-        message = await self._client.messages.create(**request)
+        if progress is None:
+            message = await self._client.messages.create(**request)
+        else:
+            message = await stream_message(self._client, request, progress, shown or [])
         usage = message.usage
         logger.debug(
             "model call: in=%s cache_read=%s cache_write=%s out=%s stop=%s",
