@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
+    # Stream replies into Telegram drafts in private chats while the model writes them.
+    stream_replies: bool = True
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

@@ -14,7 +14,8 @@ REQUIRED = {"TELEGRAM_BOT_TOKEN": "123:abc", "ANTHROPIC_API_KEY": "sk-ant-x"}
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no stray .env
-    for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL"):
+    for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL",
+                 "STREAM_REPLIES"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
 
 
@@ -73,3 +74,14 @@ def test_default_model_is_newest_listed_sonnet_not_deprecated():
     sonnets = [m for m in listed if m.startswith("claude-sonnet") and m not in DEPRECATED_MODELS]
     # The SDK lists models newest first.
     assert DEFAULT_MODEL == sonnets[0]
+
+
+def test_replies_stream_unless_turned_off(monkeypatch):
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    assert load_settings().stream_replies is True
+    monkeypatch.setenv("STREAM_REPLIES", "false")
+    assert load_settings().stream_replies is False
+    monkeypatch.setenv("STREAM_REPLIES", "sometimes")
+    with pytest.raises(SettingsError, match="STREAM_REPLIES"):
+        load_settings()

@@ -1,6 +1,7 @@
 """Telegram handlers for chat and the simple commands: read the update, call a service, reply."""
 
 import logging
+from functools import partial
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -40,9 +41,9 @@ async def chat_message(update: Update, context: BotContext) -> None:
     """Answer a message through the agent."""
     place = place_of(update)
     message = incoming_of(update, context.bot.id)
-    answer = context.services.chat.answer_message(place, owner_id(update), message)
+    answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
     try:
-        await deliver_answer(context.bot, place, answer)
+        await deliver_answer(context.bot, place, answer, context.services.drafts)
     except DuplicateUpdate:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 

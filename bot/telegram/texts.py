@@ -75,6 +75,27 @@ SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
 NOT_TEXT = "I can only read text messages for now."
 PRIVATE_BOT_ALERT = "This is a private bot."
 
+# What a streamed reply's draft says while the model calls a tool, by tool name.
+TOOL_STATUS = {
+    "add_to_memory": "Saving to memory…",
+    "update_memory": "Updating memory…",
+    "forget_memory": "Removing from memory…",
+}
+SEARCH_STATUS = "Searching memory…"
+TOOL_STATUS_OTHER = "Working on it…"
+
+
+def tool_status(name: str) -> str:
+    """Say in a few words, as HTML, what the model is doing with the tool of this name."""
+    if name in TOOL_STATUS:
+        status = TOOL_STATUS[name]
+    elif any(verb in name for verb in ("search", "find", "recall", "lookup")):
+        # Memory search tools are on their way; any tool that looks things up reads the same.
+        status = SEARCH_STATUS
+    else:
+        status = TOOL_STATUS_OTHER
+    return f"<i>{status}</i>"
+
 
 def private_bot(user_id: int) -> str:
     """Tell a stranger the bot is private, and their id so the owner can add it."""
