@@ -40,6 +40,11 @@ class Config:
     # 6. start-up and resident memory
     startup_runs: int = 3
     process_messages: int = 1000
+    # 7. streamed replies
+    stream_runs: int = 3
+    stream_tokens: int = 400
+    stream_first_delay: float = 1.0
+    stream_duration: float = 8.0
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about two minutes."""
@@ -54,6 +59,7 @@ class Config:
             sql_memories=(0, 1000),
             startup_runs=1,
             process_messages=300,
+            stream_runs=2,
         )
 
     def smoke(self) -> "Config":
@@ -77,6 +83,10 @@ class Config:
             sql_history=(1, 3),
             startup_runs=0,
             process_messages=6,
+            stream_runs=1,
+            stream_tokens=60,
+            stream_first_delay=0.3,
+            stream_duration=1.2,
         )
 
 
@@ -84,7 +94,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # the benchmark it comes from: overhead, concurrency, cache, prompt, sql, process
+    key: str  # its benchmark: overhead, concurrency, cache, prompt, sql, process, streaming
     figure: str
     value: str
     numbers: tuple[float, ...]

@@ -25,6 +25,7 @@ from tests.perf import (
     bench_process,
     bench_prompt,
     bench_sql,
+    bench_streaming,
 )
 from tests.perf.botrun import postgres_available
 from tests.perf.common import Config, Row
@@ -38,9 +39,10 @@ BENCHMARKS: dict[str, Benchmark] = {
     "prompt": bench_prompt.run,
     "sql": bench_sql.run,
     "process": bench_process.run,
+    "streaming": bench_streaming.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
-REMOTE = {"overhead", "concurrency"}
+REMOTE = {"overhead", "concurrency", "streaming"}
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -78,6 +80,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--sql-history", type=_ints)
     parser.add_argument("--startup-runs", type=int)
     parser.add_argument("--process-messages", type=int)
+    parser.add_argument("--stream-runs", type=int, help="replies timed for streaming")
+    parser.add_argument("--stream-tokens", type=int, help="tokens of the streamed reply")
+    parser.add_argument("--stream-first-delay", type=float, help="seconds to the first token")
+    parser.add_argument("--stream-duration", type=float, help="seconds over which the rest comes")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -89,7 +95,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
         for name in (
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
-            "sql_history", "startup_runs", "process_messages",
+            "sql_history", "startup_runs", "process_messages", "stream_runs", "stream_tokens",
+            "stream_first_delay", "stream_duration",
         )
         if getattr(args, name) is not None
     }  # fmt: skip
