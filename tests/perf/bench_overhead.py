@@ -1,5 +1,6 @@
 """Figure 1: the bot's own time per message, on both sides of the model call."""
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,18 +148,19 @@ def reference_row(samples: Samples, streamed: bool) -> Row:
 
 
 def ratio_row(p50s: list[float], reference: Samples, streamed_reference: Samples) -> Row:
-    """Return the largest p50 of the bot's rows over the reference's, and the streamed one's."""
-    worst = max(p50s)
-    ratio = worst / percentile(reference.total, 50)
-    streamed = worst / percentile(streamed_reference.total, 50)
+    """Return the bot rows' median p50 over the reference's, and over the streamed one's."""
+    bot = statistics.median(p50s)
+    ratio = bot / percentile(reference.total, 50)
+    streamed = bot / percentile(streamed_reference.total, 50)
     return Row(
         key="overhead",
-        figure="1. Bot overhead over the reference, largest p50 above (replies streamed)",
+        figure="1. Bot overhead over the reference, p50 (median of the rows above), streamed",
         value=f"{ratio:.2f}x ({streamed:.2f}x the streamed reference)",
         numbers=(ratio, streamed),
         target=f"<= {RATIO_TARGET:g}x",
         met=ratio <= RATIO_TARGET,
         command=command("overhead"),
+        details=(f"bot p50 {ms(bot)}, each row: {', '.join(ms(p) for p in p50s)}",),
     )
 
 

@@ -57,13 +57,15 @@ async def test_drafts_grow_then_the_reply_arrives_as_it_would_without_streaming(
 
 
 @SQLITE_ONLY
-async def test_drafts_keep_at_least_the_interval_apart(harness):
+async def test_drafts_keep_at_least_the_interval_apart_and_replace_typing(harness):
     harness.model.script(paced(STORY, first_delay=0.1, duration=5.0))
     await harness.say(OWNER, "tell me a story")
     times = [draft["at"] for draft in harness.tg.drafts]
     assert len(times) >= 3  # about one a second
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) >= DRAFT_INTERVAL_SECONDS
+    # Typing would be refreshed after 4.5 s; once a draft shows, it is not.
+    assert len(harness.tg.chat_actions) <= 1
 
 
 @SQLITE_ONLY
