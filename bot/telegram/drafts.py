@@ -36,8 +36,9 @@ logger = logging.getLogger(__name__)
 
 # Telegram asks bots not to send a chat more than about one message a second; drafts keep to it.
 DRAFT_INTERVAL_SECONDS = 1.0
-# A reply done this soon after the user's message needs no draft: it would only flicker.
-FIRST_DRAFT_SECONDS = 0.25
+# The first draft waits this long after the reply's first text: a reply done by then (one that
+# came in a burst, or a few words) needs no draft, which would only flicker and delay it.
+FIRST_DRAFT_SECONDS = 0.2
 # Telegram shows a draft for 30 seconds; an unchanged one is sent again before it goes.
 REFRESH_SECONDS = 20.0
 
@@ -145,7 +146,7 @@ class DraftStream:
         self._changed.set()
 
     async def __aenter__(self) -> "DraftStream":
-        self._task = asyncio.create_task(self._run(time.monotonic() + FIRST_DRAFT_SECONDS))
+        self._task = asyncio.create_task(self._run())
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -167,10 +168,10 @@ class DraftStream:
         logger.warning("the reply in chat %s differs from its stream", self._place.chat_id)
         return reply
 
-    async def _run(self, first_at: float) -> None:
-        """Show drafts until stopped: the first once there is text, not before first_at."""
+    async def _run(self) -> None:
+        """Show drafts until stopped: the first shortly after the reply starts, then throttled."""
         await self._changed.wait()
-        if await self._stopping(first_at - time.monotonic()):
+        if await self._stopping(FIRST_DRAFT_SECONDS):
             return
         while await self._show():
             if await self._stopping(self._pause):

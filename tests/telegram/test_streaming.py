@@ -69,6 +69,15 @@ async def test_drafts_keep_at_least_the_interval_apart_and_replace_typing(harnes
 
 
 @SQLITE_ONLY
+async def test_a_reply_that_comes_in_one_burst_gets_typing_and_no_draft(harness):
+    harness.model.latency = 1.0  # a slow start, then every token at once
+    harness.model.script(text(STORY))
+    assert await harness.say(OWNER, "a story, please") == [STORY]
+    assert harness.model.requests[-1]["stream"] is True
+    assert draft_calls(harness.tg) == 0 and harness.tg.chat_actions != []
+
+
+@SQLITE_ONLY
 async def test_a_long_reply_sends_its_finished_part_while_streaming_and_loses_nothing(harness):
     paragraphs = [f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 10 for i in range(22)]
     long_reply = "\n\n".join(paragraphs)
