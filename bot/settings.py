@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     # Files users send are fetched again from Telegram when needed; this cache spares that.
     file_cache_dir: Path = Path("./data/files")
     file_cache_mb: int = Field(default=200, ge=0)
+    # Stream replies into Telegram drafts in private chats while the model writes them.
+    stream_replies: bool = True
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

@@ -4,6 +4,8 @@ import itertools
 import logging
 import time
 
+import pytest
+
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_uses
 from tests.harness import OWNER, STRANGER
 
@@ -106,22 +108,22 @@ async def test_long_messages_with_emoji_rtl_and_markup_work(harness):
     assert plain(" ".join(replies)) == plain("you said: " + message)
 
 
-async def test_bad_tool_calls_are_error_results_and_write_nothing(harness):
-    harness.model.script(
-        tool_uses(
-            [
-                ("add_to_memory", {"content": "hi", "category": "person"}),
-                ("add_to_memory", {"content": "A good fact here", "category": "hobby"}),
-                ("update_memory", {"memory_id": "zzzzzzzz", "content": "New content"}),
-                ("drop_database", {"really": True}),
-                ("add_to_memory", "not even an object"),
-            ]
-        ),
-        text("Sorry, I could not save that."),
-    )
+@pytest.mark.parametrize("stream_replies", [True, False], ids=["streamed", "unstreamed"])
+async def test_bad_tool_calls_are_error_results_and_write_nothing(start_bot, stream_replies):
+    harness = await start_bot(stream_replies=stream_replies)
+    calls = [
+        ("add_to_memory", {"content": "hi", "category": "person"}),
+        ("add_to_memory", {"content": "A good fact here", "category": "hobby"}),
+        ("update_memory", {"memory_id": "zzzzzzzz", "content": "New content"}),
+        ("drop_database", {"really": True}),
+    ]
+    if not stream_replies:
+        # Unstreamed only: streamed, the SDK may fail to read such input (see test_streaming).
+        calls.append(("add_to_memory", "not even an object"))
+    harness.model.script(tool_uses(calls), text("Sorry, I could not save that."))
     assert await harness.say(OWNER, "remember stuff") == ["Sorry, I could not save that."]
     results = harness.model.requests[-1]["messages"][-1]["content"]
-    assert [r["type"] for r in results] == ["tool_result"] * 5
+    assert [r["type"] for r in results] == ["tool_result"] * len(calls)
     assert all(r.get("is_error") is True for r in results)
     assert "Unknown tool 'drop_database'" in results[3]["content"]
     assert await harness.store.list_active(OWNER) == []

@@ -14,7 +14,8 @@ REQUIRED = {"TELEGRAM_BOT_TOKEN": "123:abc", "ANTHROPIC_API_KEY": "sk-ant-x"}
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no stray .env
-    for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL"):
+    for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL",
+                 "STREAM_REPLIES"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
 
 
@@ -86,4 +87,15 @@ def test_the_file_cache_has_a_folder_and_a_bound(monkeypatch, tmp_path):
     assert (settings.file_cache_dir, settings.file_cache_mb) == (tmp_path / "cache", 0)
     monkeypatch.setenv("FILE_CACHE_MB", "-1")
     with pytest.raises(SettingsError, match="FILE_CACHE_MB"):
+        load_settings()
+
+
+def test_replies_stream_unless_turned_off(monkeypatch):
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    assert load_settings().stream_replies is True
+    monkeypatch.setenv("STREAM_REPLIES", "false")
+    assert load_settings().stream_replies is False
+    monkeypatch.setenv("STREAM_REPLIES", "sometimes")
+    with pytest.raises(SettingsError, match="STREAM_REPLIES"):
         load_settings()

@@ -8,6 +8,7 @@ from bot.agent.compaction import Compactor
 from bot.agent.files import FileRefused, Files
 from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.loop import Agent, Answer
+from bot.agent.stream import Progress
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow
@@ -33,7 +34,11 @@ class ChatService:
         self._clock = clock
 
     async def answer_message(
-        self, place: ChatThread, owner_id: int, message: IncomingMessage
+        self,
+        place: ChatThread,
+        owner_id: int,
+        message: IncomingMessage,
+        progress: Progress | None = None,
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
@@ -44,7 +49,7 @@ class ChatService:
             snapshot = await self.store_message(place, owner_id, message)
         except FileRefused as refused:
             return Answer(text=refused.note)
-        return await self.answer(snapshot)
+        return await self.answer(snapshot, progress)
 
     async def store_message(
         self, place: ChatThread, owner_id: int, message: IncomingMessage
@@ -59,6 +64,6 @@ class ChatService:
             place, owner_id, user_turn_content(message, now, refs), message.ref
         )
 
-    async def answer(self, snapshot: Snapshot) -> Answer:
-        """Compact the history if it is over budget, then let the agent answer."""
-        return await self._agent.run(await self._compactor.compact_if_needed(snapshot))
+    async def answer(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
+        """Compact the history if over budget, then let the agent answer, reporting to progress."""
+        return await self._agent.run(await self._compactor.compact_if_needed(snapshot), progress)

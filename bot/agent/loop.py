@@ -10,6 +10,7 @@ from anthropic.types import Message
 
 from bot.agent.files import Files
 from bot.agent.request import build_request
+from bot.agent.stream import Progress, stream_message
 from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
 from bot.conversations.files import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
@@ -80,6 +81,19 @@ def closing_note(message: Message, out_of_rounds: bool, has_text: bool) -> str |
     return None
 
 
+@dataclass
+class _TurnState:
+    """One user turn as the loop works on it: what it sends, and what it has so far."""
+
+    conversation: ConversationState
+    turns: list[StoredTurn]
+    tools: list[dict[str, Any]]
+    files: dict[str, str | None]
+    progress: Progress | None
+    texts: list[str] = field(default_factory=list)
+    answer: Answer = field(default_factory=lambda: Answer(text=""))
+
+
 class Agent:
     """Runs one user turn of a conversation through the model and the memory tools."""
 
@@ -102,35 +116,45 @@ class Agent:
         self._switch = switch
         self._past = past
 
-    async def run(self, snapshot: Snapshot) -> Answer:
-        """Answer the conversation's newest user turn, storing every step as it happens."""
-        conversation = snapshot.conversation
-        turns = list(snapshot.turns)  # each turn stored below is added here too
+    async def run(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
+        """Answer the conversation's newest user turn, storing every step as it happens.
+
+        With progress, the model's answers are streamed and reported to it as they come.
+        """
         tools = self._tools if snapshot.memory_on else []
-        files = await self._files.payloads(turns)  # later rounds add no files
-        answer, texts = Answer(text=""), []
+        files = await self._files.payloads(snapshot.turns)  # later rounds add no files
+        state = _TurnState(snapshot.conversation, list(snapshot.turns), tools, files, progress)
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
             try:
-                message = await self._call(conversation, turns, tools, out_of_rounds, files)
+                message = await self._call(state, force_answer=out_of_rounds)
             except BadRequestError as error:
                 # The first call is the first to carry the user's new files.
-                if round_number or not (refused := refused_files(turns, error)):
+                if round_number or not (refused := refused_files(state.turns, error)):
                     raise
-                return await self._leave_out(conversation, refused, error)
-            if content := stored_content(message):
-                stored = await self._conversations.append(conversation, "assistant", content)
-                turns.append(stored)
-            if text := reply_text(message):
-                texts.append(text)
+                return await self._leave_out(state.conversation, refused, error)
+            await self._keep(state, message)
             if message.stop_reason != "tool_use" or out_of_rounds:
                 break
-            results = await self._run_tools(conversation, message, answer.changes)
-            turns.append(await self._conversations.append(conversation, "user", results))
-        if note := closing_note(message, out_of_rounds, bool(texts)):
-            texts.append(note)
-        answer.text = "\n\n".join(texts)
-        return answer
+            await self._answer_tools(state, message)
+        if note := closing_note(message, out_of_rounds, bool(state.texts)):
+            state.texts.append(note)
+        state.answer.text = "\n\n".join(state.texts)
+        return state.answer
+
+    async def _answer_tools(self, state: "_TurnState", message: Message) -> None:
+        """Run the message's tool calls and store their results as the next user turn."""
+        results = await self._run_tools(state.conversation, message, state.answer.changes)
+        state.turns.append(await self._conversations.append(state.conversation, "user", results))
+
+    async def _keep(self, state: "_TurnState", message: Message) -> None:
+        """Store the model's message as a turn, and note its text for the answer."""
+        if content := stored_content(message):
+            state.turns.append(
+                await self._conversations.append(state.conversation, "assistant", content)
+            )
+        if text := reply_text(message):
+            state.texts.append(text)
 
     async def _leave_out(
         self, conversation: ConversationState, refused: list[StoredTurn], error: BadRequestError
@@ -177,26 +201,24 @@ class Agent:
             results.append(result)
         return results
 
-    async def _call(
-        self,
-        conversation: ConversationState,
-        turns: list[StoredTurn],
-        tools: list[dict[str, Any]],
-        force_answer: bool,
-        files: dict[str, str | None] | None = None,
-    ) -> Message:
-        """Send the conversation with these turns, and the files they refer to."""
+    async def _call(self, state: "_TurnState", force_answer: bool) -> Message:
+        """Send the conversation with its turns and files; stream to its progress, if any."""
+        conversation = state.conversation
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,
-            tools=tools,
+            tools=state.tools,
             memory_block=conversation.memory_block,
             summary=conversation.summary,
-            turns=[(t.role, t.content) for t in turns],
+            turns=[(t.role, t.content) for t in state.turns],
             force_answer=force_answer,
-            files=files,
+            files=state.files,
         )
-        message = await self._client.messages.create(**request)
+        if state.progress is None:
+            message = await self._client.messages.create(**request)
+        else:
+            # The texts of this turn's earlier rounds: the reply so far starts with them.
+            message = await stream_message(self._client, request, state.progress, state.texts)
         usage = message.usage
         logger.debug(
             "model call: in=%s cache_read=%s cache_write=%s out=%s stop=%s",

@@ -8,6 +8,7 @@ only the item with the caption mentions the bot; the others of its album are tak
 import asyncio
 import logging
 import time
+from functools import partial
 
 from telegram.ext import Application
 
@@ -68,7 +69,8 @@ class Albums:
             # A message after the album may have had it answered already.
             snapshot = await services.conversations.snapshot(conversation_id)
             if snapshot.unanswered:
-                await deliver_answer(application.bot, place, services.chat.answer(snapshot))
+                answer = partial(services.chat.answer, snapshot)
+                await deliver_answer(application.bot, place, answer, services.drafts)
 
         await application.update_processor.run_exclusive(place.chat_id, answer())
 

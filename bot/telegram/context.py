@@ -1,6 +1,6 @@
 """The handler context type, with the services built at start-up, and whose memory it uses."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from anthropic import AsyncAnthropic
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -10,6 +10,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 from bot.agent.chat import ChatService
 from bot.conversations.store import ConversationStore
 from bot.settings import Settings
+from bot.telegram.drafts import Drafts
 from memory.control import MemoryControl
 from memory.store import MemoryStore
 
@@ -25,6 +26,11 @@ class Services:
     conversations: ConversationStore
     memories: MemoryStore
     memory_control: MemoryControl
+    # Which chats see drafts; it remembers refusals, so there is one per process.
+    drafts: Drafts = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.drafts = Drafts(self.settings.stream_replies)
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):

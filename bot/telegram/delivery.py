@@ -1,7 +1,9 @@
 """Deliver to a chat: HTML in pieces under Telegram's limit, views with buttons, answers."""
 
+import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from functools import partial
 
 from anthropic import APIError
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
@@ -9,8 +11,10 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated
 
 from bot.agent.loop import Answer
+from bot.agent.stream import Progress, StreamBroken
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
+from bot.telegram.drafts import Drafts
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
@@ -69,15 +73,30 @@ async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
     )
 
 
-async def deliver_answer(bot: Bot, place: ChatThread, answer: Awaitable[Answer]) -> None:
-    """Show typing while the agent works, then send its answer and notices, or say it is away."""
+AnswerCall = Callable[[Progress | None], Awaitable[Answer]]
+
+
+async def deliver_answer(
+    bot: Bot, place: ChatThread, answer: AnswerCall, drafts: Drafts | None = None
+) -> None:
+    """Let the agent answer, showing drafts or typing, then send the reply and notices.
+
+    answer is called with the progress to report to: the chat's drafts, or None where there
+    are none (groups, STREAM_REPLIES off, refused), which also means the model is not streamed.
+    """
+    stream = drafts.open(bot, place, partial(send_markdown, bot, place)) if drafts else None
     try:
-        async with typing_indicator(bot, place):
-            result = await answer
-    except APIError as error:
+        async with (
+            stream or contextlib.nullcontext(),
+            typing_indicator(bot, place, until=stream.shown if stream else None),
+        ):
+            result = await answer(stream)
+    except (APIError, StreamBroken) as error:
+        # A stream that broke off is a failed call: its text was not stored, and is not sent.
         logger.warning("model call failed for chat %s: %s", place.chat_id, error)
         await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
         return
-    await send_markdown(bot, place, result.text or texts.EMPTY_REPLY)
+    markdown = result.text or texts.EMPTY_REPLY
+    await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown)
     for view in change_notices(result.changes):
         await send_view(bot, place, view)

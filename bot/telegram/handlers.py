@@ -1,6 +1,7 @@
 """Telegram handlers for chat and the simple commands: read the update, call a service, reply."""
 
 import logging
+from functools import partial
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -45,9 +46,9 @@ async def chat_message(update: Update, context: BotContext) -> None:
     if update.effective_message.media_group_id:
         await take_album_item(context, place, owner_id(update), message)
         return
-    answer = context.services.chat.answer_message(place, owner_id(update), message)
+    answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
     try:
-        await deliver_answer(context.bot, place, answer)
+        await deliver_answer(context.bot, place, answer, context.services.drafts)
     except DuplicateUpdate:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 

@@ -4,6 +4,7 @@ import asyncio
 import logging
 import signal
 from datetime import timedelta
+from functools import partial
 
 from telegram.ext import Application, CallbackContext
 
@@ -42,8 +43,8 @@ async def answer_unanswered(application: Application) -> None:
         # Read it again under the chat's lock: a newer message may have answered or compacted it.
         snapshot = await services.conversations.snapshot(conversation.id)
         if snapshot.unanswered:
-            answer = services.chat.answer(snapshot)
-            await deliver_answer(application.bot, conversation.place, answer)
+            answer = partial(services.chat.answer, snapshot)
+            await deliver_answer(application.bot, conversation.place, answer, services.drafts)
 
     results = await asyncio.gather(
         *(processor.run_exclusive(c.chat_id, answer(c)) for c in pending),

@@ -53,6 +53,21 @@ SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
 NOT_TEXT = "I can only read text, photos, images and PDFs for now."
 PRIVATE_BOT_ALERT = "This is a private bot."
 
+# What a streamed reply's draft says while the model calls a tool, by tool name.
+TOOL_STATUS = {
+    "add_to_memory": "Saving to memory…",
+    "update_memory": "Updating memory…",
+    "forget_memory": "Removing from memory…",
+    "search_memory": "Searching memory…",
+    "search_conversations": "Looking through past conversations…",
+}
+TOOL_STATUS_OTHER = "Working on it…"
+
+
+def tool_status(name: str) -> str:
+    """Say in a few words, as HTML, what the model is doing with the tool of this name."""
+    return f"<i>{TOOL_STATUS.get(name, TOOL_STATUS_OTHER)}</i>"
+
 
 def private_bot(user_id: int) -> str:
     """Tell a stranger the bot is private, and their id so the owner can add it."""

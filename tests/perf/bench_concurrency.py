@@ -26,7 +26,10 @@ async def wall_time(
     chats = list(range(FIRST_CHAT, FIRST_CHAT + config.chats))
     async with database("sqlite", workdir, config.postgres_url) as url:
         tg, model = await fakes.reset(reply="Sure, here is the short answer you asked for.")
-        settings = make_settings(tg, model, url, allowed_user_ids=frozenset({OWNER, *chats}))
+        # The reference relays with messages.create, as before replies were streamed.
+        settings = make_settings(
+            tg, model, url, allowed_user_ids=frozenset({OWNER, *chats}), stream_replies=not floor
+        )
         bot = PerfBot(
             tg,
             model,

@@ -1,5 +1,6 @@
 """Figure 1: the bot's own time per message, on both sides of the model call."""
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from tests.perf.seeding import seed_memories
 
 P50_TARGET = 0.005
 P99_TARGET = 0.020
+RATIO_TARGET = 1.5
 TARGET_MEMORIES = 1000
 TARGET_BACKEND = "sqlite"
 BACKEND_NAMES = {"sqlite": "SQLite", "postgres": "Postgres"}
@@ -42,6 +44,7 @@ async def measure(
     memories: int,
     *,
     floor: bool = False,
+    streamed: bool = True,
 ) -> Samples:
     """Chat with the bot one message at a time and split each turn's time around the model."""
     samples = Samples()
@@ -50,7 +53,8 @@ async def measure(
         await seed_memories(url, OWNER, memories)
         tg, model = await fakes.reset()
         factory = build_floor_application if floor else None
-        bot = PerfBot(tg, model, make_settings(tg, model, url), factory=factory)
+        settings = make_settings(tg, model, url, stream_replies=streamed)
+        bot = PerfBot(tg, model, settings, factory=factory)
         await bot.start()
         try:
             pacer = Pacer(config.pace)
@@ -122,27 +126,56 @@ def rows(backend: str, memories: int, samples: Samples) -> list[Row]:
     ]
 
 
+def reference_row(samples: Samples, streamed: bool) -> Row:
+    """Return the p50/p99 row of a relay with none of our code."""
+    total = samples.total
+    how = "messages.stream" if streamed else "messages.create"
+    return Row(
+        key="overhead",
+        figure=(
+            "1. Reference: PTB + anthropic SDK alone (no code of ours), p50 / p99"
+            + (", streamed (messages.stream)" if streamed else "")
+        ),
+        value=f"{ms(percentile(total, 50))} / {ms(percentile(total, 99))}",
+        numbers=(percentile(total, 50) * 1000, percentile(total, 99) * 1000),
+        command=command("overhead"),
+        details=(
+            f"{len(total)} messages through {how}; update->model p50 "
+            f"{ms(percentile(samples.inbound, 50))}; model->sendMessage p50 "
+            f"{ms(percentile(samples.outbound, 50))}; bot process CPU per message "
+            f"{ms(samples.cpu)}",
+        ),
+    )
+
+
+def ratio_row(p50s: list[float], reference: Samples, streamed_reference: Samples) -> Row:
+    """Return the bot rows' median p50 over the reference's, and over the streamed one's."""
+    bot = statistics.median(p50s)
+    ratio = bot / percentile(reference.total, 50)
+    streamed = bot / percentile(streamed_reference.total, 50)
+    return Row(
+        key="overhead",
+        figure="1. Bot overhead over the reference, p50 (median of the rows above), streamed",
+        value=f"{ratio:.2f}x ({streamed:.2f}x the streamed reference)",
+        numbers=(ratio, streamed),
+        target=f"<= {RATIO_TARGET:g}x",
+        met=ratio <= RATIO_TARGET,
+        command=command("overhead"),
+        details=(f"bot p50 {ms(bot)}, each row: {', '.join(ms(p) for p in p50s)}",),
+    )
+
+
 async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
-    """Measure every database and memory count the config asks for, and the reference."""
+    """Measure every database and memory count the config asks for, and the references."""
     result: list[Row] = []
-    floor = await measure(config, workdir, fakes, "sqlite", 0, floor=True)
+    floor = await measure(config, workdir, fakes, "sqlite", 0, floor=True, streamed=False)
+    floor_streamed = await measure(config, workdir, fakes, "sqlite", 0, floor=True)
+    p50s = []
     for backend in config.backends:
         for memories in config.memories:
             samples = await measure(config, workdir, fakes, backend, memories)
             result += rows(backend, memories, samples)
-    total = floor.total
-    result.append(
-        Row(
-            key="overhead",
-            figure="1. Reference: PTB + anthropic SDK alone (no code of ours), p50 / p99",
-            value=f"{ms(percentile(total, 50))} / {ms(percentile(total, 99))}",
-            numbers=(percentile(total, 50) * 1000, percentile(total, 99) * 1000),
-            command=command("overhead"),
-            details=(
-                f"{len(total)} messages; update->model p50 {ms(percentile(floor.inbound, 50))}; "
-                f"model->sendMessage p50 {ms(percentile(floor.outbound, 50))}; bot process CPU "
-                f"per message {ms(floor.cpu)}",
-            ),
-        )
-    )
+            p50s.append(percentile(samples.total, 50))
+    result += [reference_row(floor, streamed=False), reference_row(floor_streamed, streamed=True)]
+    result.append(ratio_row(p50s, floor, floor_streamed))
     return result

@@ -53,6 +53,11 @@ class Config:
     archive_searches: int = 200
     archive_save_size: int = 10000
     archive_saves: int = 100
+    # 11. streamed replies
+    stream_runs: int = 3
+    stream_tokens: int = 400
+    stream_first_delay: float = 1.0
+    stream_duration: float = 8.0
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about two minutes."""
@@ -72,6 +77,7 @@ class Config:
             archive_sizes=(1000, 10000),
             archive_searches=100,
             file_repeats=10,
+            stream_runs=2,
         )
 
     def smoke(self) -> "Config":
@@ -104,6 +110,10 @@ class Config:
             archive_save_size=40,
             archive_saves=3,
             file_repeats=1,
+            stream_runs=1,
+            stream_tokens=60,
+            stream_first_delay=0.3,
+            stream_duration=1.2,
         )
 
 
@@ -111,7 +121,7 @@ class Config:
 class Row:
     """One figure of the table: what was measured, its value, and how to reproduce it."""
 
-    key: str  # the benchmark it comes from: overhead, concurrency, ..., archive, files
+    key: str  # the benchmark it comes from: overhead, concurrency, ..., files, streaming
     figure: str
     value: str
     numbers: tuple[float, ...]

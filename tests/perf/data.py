@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from memory.categories import Category
 from memory.ids import new_memory_id
 from memory.items import MemoryItem
+from memory.tokens import count_tokens
 
 FIRST = (
     "Alec Sarah Priya Tomas Mei Jonas Amara Felix Ines Kenji Lucia Omar Greta Ravi Noor "
@@ -133,3 +134,13 @@ def model_reply(i: int) -> str:
         "If anything changes, tell me and I'll *rearrange* it. Want me to draft the "
         "calendar invites too?"
     )
+
+
+def long_reply(tokens: int) -> str:
+    """Return a Markdown reply of about this many tokens: the shorter replies, joined."""
+    parts: list[str] = []
+    i = 0
+    while count_tokens("\n\n".join(parts)) < tokens:
+        parts.append(model_reply(i))
+        i += 1
+    return "\n\n".join(parts)

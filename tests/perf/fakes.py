@@ -18,6 +18,7 @@ class TimedTelegram(FakeTelegram):
         self.first_get_updates: float | None = None
         self.update_out: dict[int, float] = {}  # update_id -> when getUpdates returned it
         self.sends: list[tuple[Any, float]] = []  # (chat_id, when sendMessage arrived)
+        self.draft_times: list[tuple[Any, float]] = []  # (chat_id, when a draft arrived)
         self._sends_by_chat: dict[Any, list[float]] = {}
 
     async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -37,6 +38,12 @@ class TimedTelegram(FakeTelegram):
         self.sends.append((chat_id, arrived))
         self._sends_by_chat.setdefault(chat_id, []).append(arrived)
         return message
+
+    def _send_message_draft(self, params: dict[str, Any]) -> bool:
+        arrived = time.perf_counter()
+        accepted = super()._send_message_draft(params)
+        self.draft_times.append((params.get("chat_id"), arrived))
+        return accepted
 
     def sends_to(self, chat_id: Any) -> list[float]:
         """Return when each sendMessage to chat_id arrived."""

@@ -11,18 +11,27 @@ from bot.settings import Settings
 def build_floor_application(
     settings: Settings, *, concurrent: bool = True, rate_limited: bool = True
 ) -> Application:
-    """Build a bot that relays each text to the model and the answer back, nothing else."""
+    """Build a bot that relays each text to the model and the answer back, nothing else.
+
+    With STREAM_REPLIES on it reads the answer through the SDK's messages.stream, as the bot
+    does in private chats; off, through messages.create.
+    """
     client = AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
         base_url=settings.anthropic_base_url,
     )
 
     async def relay(update: Update, context) -> None:
-        message = await client.messages.create(
-            model=settings.anthropic_model,
-            max_tokens=settings.anthropic_max_tokens,
-            messages=[{"role": "user", "content": update.effective_message.text}],
-        )
+        request = {
+            "model": settings.anthropic_model,
+            "max_tokens": settings.anthropic_max_tokens,
+            "messages": [{"role": "user", "content": update.effective_message.text}],
+        }
+        if settings.stream_replies:
+            async with client.messages.stream(**request) as stream:
+                message = await stream.get_final_message()
+        else:
+            message = await client.messages.create(**request)
         answer = "".join(block.text for block in message.content if block.type == "text")
         await context.bot.send_message(update.effective_chat.id, answer)
 

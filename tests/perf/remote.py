@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import paced, text
 from tests.perf.data import model_reply
 from tests.perf.fakes import TimedAnthropic, TimedTelegram
 
@@ -52,7 +52,11 @@ class Control:
         self.tg = await TimedTelegram().start()
         self.model = await TimedAnthropic(latency=params.get("model_latency", 0.0)).start()
         model, reply = self.model, params.get("reply")
-        model.default = (lambda body: text(reply)) if reply else self._numbered_reply
+        pacing = {
+            "first_delay": params.get("first_delay", 0.0),
+            "duration": params.get("duration", 0.0),
+        }
+        model.default = (lambda body: paced(reply, **pacing)) if reply else self._numbered_reply
         self.pushed_at = []
         return web.json_response(
             {
@@ -101,6 +105,7 @@ class Control:
                 "update_out": sorted(self.tg.update_out.items()),
                 "timings": self.model.timings,
                 "sends": self.tg.sends,
+                "drafts": self.tg.draft_times,
                 "pushed_at": self.pushed_at,
                 "max_in_flight": self.model.max_in_flight,
                 "rejected": [f"{method}: {why}" for method, _, why in self.tg.rejected],
@@ -169,10 +174,20 @@ class RemoteFakes:
             return await response.json()
 
     async def reset(
-        self, model_latency: float = 0.0, reply: str | None = None
+        self,
+        model_latency: float = 0.0,
+        reply: str | None = None,
+        first_delay: float = 0.0,
+        duration: float = 0.0,
     ) -> tuple[Endpoint, Endpoint]:
-        """Start fresh fakes; return the Bot API and the Messages API endpoints."""
-        answer = await self._call("reset", model_latency=model_latency, reply=reply)
+        """Start fresh fakes; return the Bot API and the Messages API endpoints.
+
+        reply, if given, is every answer, streamed after first_delay and over duration seconds.
+        """
+        answer = await self._call(
+            "reset", model_latency=model_latency, reply=reply, first_delay=first_delay,
+            duration=duration,
+        )  # fmt: skip
         return (
             Endpoint(answer["telegram"], token=answer["token"]),
             Endpoint(answer["anthropic"], api_key=answer["api_key"]),

@@ -29,6 +29,7 @@ from tests.perf import (
     bench_process,
     bench_prompt,
     bench_sql,
+    bench_streaming,
 )
 from tests.perf.botrun import postgres_available
 from tests.perf.common import Config, Row
@@ -46,9 +47,10 @@ BENCHMARKS: dict[str, Benchmark] = {
     "format": bench_format.run,
     "archive": bench_archive.run,
     "files": bench_files.run,
+    "streaming": bench_streaming.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
-REMOTE = {"overhead", "concurrency", "flood"}
+REMOTE = {"overhead", "concurrency", "flood", "streaming"}
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -90,6 +92,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--flood-rounds", type=int, help="rounds with and without a flood")
     parser.add_argument("--archive-sizes", type=_ints, help="memories and turns of the owner")
     parser.add_argument("--file-repeats", type=int, help="conversations per kind for files")
+    parser.add_argument("--stream-runs", type=int, help="replies timed for streaming")
+    parser.add_argument("--stream-tokens", type=int, help="tokens of the streamed reply")
+    parser.add_argument("--stream-first-delay", type=float, help="seconds to the first token")
+    parser.add_argument("--stream-duration", type=float, help="seconds over which the rest comes")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -102,7 +108,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
             "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
-            "archive_sizes", "file_repeats",
+            "archive_sizes", "file_repeats", "stream_runs", "stream_tokens", "stream_first_delay",
+            "stream_duration",
         )
         if getattr(args, name) is not None
     }  # fmt: skip

@@ -30,7 +30,8 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers():
     )
     rows = first + process
     figures = {key: [r.figure for r in rows if r.key == key] for key in BENCHMARKS}
-    assert len(figures["overhead"]) == len(config.memories) + 1  # and the reference floor
+    # and the references, created and streamed, and the ratio to them
+    assert len(figures["overhead"]) == len(config.memories) + 3
     assert len(figures["concurrency"]) == 4
     assert len(figures["cache"]) == 2
     assert len(figures["prompt"]) == 1 + len(config.render_sizes)
@@ -40,6 +41,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers():
     assert len(figures["format"]) == 2
     assert len(figures["archive"]) == 4
     assert len(figures["files"]) == 3
+    assert len(figures["streaming"]) == 4
     assert_well_formed(rows)
     assert len(markdown_table(rows).splitlines()) == len(rows) + 2
     assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2

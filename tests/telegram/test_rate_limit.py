@@ -1,7 +1,9 @@
-"""Replies queue for Telegram's rate limit; typing actions do not wait behind them."""
+"""Replies queue for Telegram's rate limit; typing actions and drafts do not wait behind them."""
 
 import asyncio
 
+import pytest
+from telegram.error import RetryAfter
 from telegram.ext import AIORateLimiter, ExtBot
 
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
@@ -34,3 +36,31 @@ async def test_a_typing_action_does_not_wait_behind_queued_replies():
 async def test_plain_aioratelimiter_would_queue_it_behind_them():
     limiter = AIORateLimiter(overall_max_rate=2, overall_time_period=1)
     assert await sent_before_chat_action(limiter) == BURST
+
+
+async def test_a_draft_takes_spare_room_and_is_refused_rather_than_queued():
+    limiter = ReplyFirstRateLimiter(overall_max_rate=4, overall_time_period=1)
+    async with FakeTelegram() as tg:
+        async with ExtBot(tg.token, base_url=tg.base_url, rate_limiter=limiter) as bot:
+            assert await bot.send_message_draft(100, 1, "a draft") is True
+            replies = [asyncio.create_task(bot.send_message(100, "reply")) for _ in range(BURST)]
+            await asyncio.sleep(0.05)  # the burst filled the budget; some replies wait
+            with pytest.raises(RetryAfter):
+                await bot.send_message_draft(100, 1, "a draft that would delay them")
+            await asyncio.gather(*replies)
+            assert len(tg.drafts) == 1 and len(tg.sent) == BURST
+
+
+async def test_no_draft_goes_out_while_telegram_asks_to_wait():
+    limiter = ReplyFirstRateLimiter(max_retries=1)
+    async with FakeTelegram() as tg:
+        async with ExtBot(tg.token, base_url=tg.base_url, rate_limiter=limiter) as bot:
+            tg.fail_next("sendMessage", status=429, retry_after=1)
+            reply = asyncio.create_task(bot.send_message(100, "reply"))
+            await tg.wait_for_call("sendMessage")
+            await asyncio.sleep(0.05)
+            with pytest.raises(RetryAfter):
+                await bot.send_message_draft(100, 1, "a draft")
+            await reply
+            assert await bot.send_message_draft(100, 1, "a draft") is True
+            assert len(tg.drafts) == 1 and len(tg.sent) == 1

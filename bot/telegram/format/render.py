@@ -58,6 +58,21 @@ def _fence(line: str) -> tuple[int, str, str] | None:
     return len(opening[1]), opening[2], lang[1]
 
 
+def open_fence(markdown: str) -> str | None:
+    """Return the line that opens a code fence left open at the end of markdown, or None."""
+    lines = normalize(markdown).split("\n")
+    i = 0
+    while i < len(lines):
+        fence = _fence(lines[i])
+        if fence:
+            end = _fence_end(lines, i + 1, fence[1])
+            if end == len(lines):
+                return lines[i]
+            i = end
+        i += 1
+    return None
+
+
 def _fence_end(lines: list[str], start: int, opener: str) -> int:
     """Return the index of the line closing a fence, or len(lines) if unterminated."""
     for i in range(start, len(lines)):

@@ -1,0 +1,86 @@
+"""Stream a model call, telling whoever shows the reply what it says so far and what it calls."""
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import httpx2
+from anthropic import APIStatusError, AsyncAnthropic
+from anthropic.types import Message
+
+logger = logging.getLogger(__name__)
+
+# A stream that breaks off before any text is asked for again once, after this pause.
+RETRY_DELAY_SECONDS = 0.5
+
+
+class Progress(Protocol):
+    """What the agent reports while it works; called on every delta, so it must not block."""
+
+    def text(self, reply: str) -> None:
+        """Show the reply so far: every text of this turn, the newest still growing."""
+
+    def tool(self, name: str) -> None:
+        """Say the model is calling the tool with this name."""
+
+
+class StreamBroken(Exception):
+    """A streamed answer broke off after it started; it is handled like a failed call."""
+
+    def __init__(self, message: str, *, shown: bool):
+        super().__init__(message)
+        self.shown = shown  # whether any of its text had been reported
+
+
+def reply_so_far(earlier: str, message: Message) -> str:
+    """Join the texts of earlier rounds and the message's non-blank texts, as the answer will."""
+    texts = [b.text for b in message.content if b.type == "text" and b.text.strip()]
+    if not texts:
+        return earlier
+    now = "\n\n".join(texts)
+    return f"{earlier}\n\n{now}" if earlier else now
+
+
+async def _stream_once(
+    client: AsyncAnthropic, request: dict[str, Any], progress: Progress, earlier: str
+) -> Message:
+    """Stream one request to its end, reporting text and tool calls; raise StreamBroken."""
+    shown = False
+    # Errors before the first event (status codes, connection) come from here, retried by the SDK.
+    async with client.messages.stream(**request) as stream:
+        try:
+            async for event in stream:
+                if event.type == "text":
+                    shown = True
+                    progress.text(reply_so_far(earlier, stream.current_message_snapshot))
+                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    progress.tool(event.content_block.name)
+        # An `event: error` arrives as a status error, a lost connection as httpx2's own error,
+        # and tool input the SDK cannot parse as it streams (never a JSON object) as ValueError.
+        except (APIStatusError, httpx2.TransportError, ValueError) as error:
+            raise StreamBroken(f"{type(error).__name__}: {error}", shown=shown) from error
+        message = await stream.get_final_message()
+    if message.stop_reason is None:
+        # The body ended cleanly but without message_delta: the answer is incomplete.
+        raise StreamBroken("the stream ended before the message did", shown=shown)
+    return message
+
+
+async def stream_message(
+    client: AsyncAnthropic, request: dict[str, Any], progress: Progress, earlier: Sequence[str]
+) -> Message:
+    """Stream one model call; ask again once if it breaks off before showing any text.
+
+    The SDK retries a request that fails before its stream starts, but never a stream that
+    started; once text was shown, a second answer would contradict it, so that is not retried.
+    """
+    joined = "\n\n".join(earlier)
+    try:
+        return await _stream_once(client, request, progress, joined)
+    except StreamBroken as broken:
+        if broken.shown:
+            raise
+        logger.warning("the model's answer broke off before any text (%s); asking again", broken)
+    await asyncio.sleep(RETRY_DELAY_SECONDS)
+    return await _stream_once(client, request, progress, joined)
