@@ -148,7 +148,14 @@ def _candidates_statement() -> Select:
     return (
         select(Memory.id, Memory.tokens)
         .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
-        .order_by(Memory.pinned.desc(), Memory.changed_at.desc(), Memory.id)
+        # deleted_at is NULL in every row, but Postgres only reads the index backwards
+        # (instead of sorting all the owner's memories) when the order names it too.
+        .order_by(
+            Memory.deleted_at.desc(),
+            Memory.pinned.desc(),
+            Memory.changed_at.desc(),
+            Memory.id.desc(),
+        )
         .limit(bindparam("limit"))
     )
 

@@ -22,11 +22,14 @@ _SQLITE_MATCHES = (
     "SELECT rowid FROM conversation_search WHERE conversation_search MATCH :query "
     "ORDER BY rowid DESC LIMIT :limit"
 )
-# owner_id first: the planner then reads the owner's turns newest first (common words) or
-# the index (rare ones), never everyone's turns.
+# The planner cannot know that other owners' turns may all be newer than this owner's, so
+# with "owner_id = :owner ... ORDER BY id DESC" it walks the primary key backwards through
+# them. A range on owner_id, ordered by (owner_id, id), can only be served newest first by
+# the owner's index (common words), or else by the full-text index and a sort (rare ones).
 _POSTGRES_MATCHES = (
-    "SELECT id FROM conversation_turns WHERE owner_id = :owner "
-    "AND search_document @@ to_tsquery('simple', :query) ORDER BY id DESC LIMIT :limit"
+    "SELECT id FROM conversation_turns WHERE owner_id BETWEEN :owner AND :owner "
+    "AND search_document @@ to_tsquery('simple', :query) "
+    "ORDER BY owner_id DESC, id DESC LIMIT :limit"
 )
 
 
