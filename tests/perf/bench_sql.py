@@ -34,7 +34,9 @@ async def count(
     ):
         await seed_memories(url, OWNER, memories)
         model.default = lambda body: text(model_reply(len(model.requests)))
-        bot = PerfBot(tg, model, make_settings(tg, model, url))
+        # Room for the save: at the default cap, 10,000 memories would have it refused.
+        settings = make_settings(tg, model, url, memory_max_items=memories + 100)
+        bot = PerfBot(tg, model, settings)
         await bot.start()
         engine = bot.services.engine.sync_engine
         event.listen(engine, "before_cursor_execute", record)
@@ -69,6 +71,7 @@ async def run(config: Config, workdir: Path, backend: str = "sqlite") -> list[Ro
     """Count statements per turn at every memory count and history length."""
     counts: dict[tuple[int, int], int] = {}
     tool_counts: dict[int, int] = {}
+    tool_samples: dict[int, list[str]] = {}
     samples: dict[int, list[str]] = {}
     for memories in config.sql_memories:
         at, tool_turn = await count(config, workdir, backend, memories)
@@ -76,6 +79,7 @@ async def run(config: Config, workdir: Path, backend: str = "sqlite") -> list[Ro
             counts[memories, history] = len(statements)
             samples.setdefault(history, statements)
         tool_counts[memories] = len(tool_turn)
+        tool_samples[memories] = tool_turn
     first = min(config.sql_history)
     later = [h for h in config.sql_history if h != first]
     starts = {counts[m, first] for m in config.sql_memories}
@@ -120,7 +124,10 @@ async def run(config: Config, workdir: Path, backend: str = "sqlite") -> list[Ro
             value=" or ".join(map(str, sorted(set(tool_counts.values())))),
             numbers=tuple(sorted(set(tool_counts.values()))),
             command=command("sql", options),
-            details=("; ".join(f"{m:,} memories: {n}" for m, n in tool_counts.items()),),
+            details=(
+                "; ".join(f"{m:,} memories: {n}" for m, n in tool_counts.items()),
+                *tool_samples[max(tool_samples)],
+            ),
         )
     )
     return rows
