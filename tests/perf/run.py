@@ -70,7 +70,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
         "benchmarks", nargs="*", choices=[[], *BENCHMARKS], metavar="BENCHMARK",
         help=f"any of {', '.join(BENCHMARKS)} (default: all)",
     )  # fmt: skip
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, about two minutes")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, about three minutes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds")
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
     parser.add_argument("--details", action="store_true", help="print each figure's details")
