@@ -60,7 +60,7 @@ class Config:
     stream_duration: float = 8.0
 
     def quick(self) -> "Config":
-        """Return smaller sizes for a run of about two minutes."""
+        """Return smaller sizes for a run of about three minutes."""
         return replace(
             self,
             memories=(0, 1000),
