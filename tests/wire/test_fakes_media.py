@@ -11,7 +11,7 @@ from tests.fakes.anthropic_media import (
     PDF_TOKENS_PER_PAGE,
     image_tokens,
 )
-from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens, text
+from tests.fakes.anthropic_server import estimate_tokens, text
 from tests.fakes.media import (
     image_size,
     pdf_page_count,
@@ -22,20 +22,6 @@ from tests.fakes.media import (
 )
 
 MODEL = "claude-test"
-
-
-@pytest.fixture
-async def fa():
-    async with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-async def claude(fa):
-    async with anthropic.AsyncAnthropic(
-        api_key=fa.api_key, base_url=fa.base_url, max_retries=0
-    ) as client:
-        yield client
 
 
 def b64(data: bytes) -> str:

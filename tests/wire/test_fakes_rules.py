@@ -3,24 +3,10 @@
 import time
 
 import pytest
-from telegram import Bot, MessageEntity
+from telegram import MessageEntity
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
 
-from tests.fakes.telegram_server import FakeTelegram
-
 GROUP, SUPERGROUP = -4001, -1001234567890
-
-
-@pytest.fixture
-async def tg():
-    async with FakeTelegram() as server:
-        yield server
-
-
-@pytest.fixture
-async def bot(tg):
-    async with Bot(tg.token, base_url=tg.base_url) as client:
-        yield client
 
 
 async def next_update(bot):

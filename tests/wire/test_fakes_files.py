@@ -2,26 +2,12 @@
 
 import aiohttp
 import pytest
-from telegram import Bot, Message
+from telegram import Message
 from telegram.error import BadRequest
 
 from bot.app import file_base_url
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
 from tests.fakes.telegram_files import MAX_DOWNLOAD_BYTES
-from tests.fakes.telegram_server import FakeTelegram
-
-
-@pytest.fixture
-async def tg():
-    async with FakeTelegram() as server:
-        yield server
-
-
-@pytest.fixture
-async def bot(tg):
-    # The file URL is derived exactly as the product derives it from the API URL.
-    async with Bot(tg.token, base_url=tg.base_url, base_file_url=file_base_url(tg.base_url)) as b:
-        yield b
 
 
 async def received(bot) -> Message:

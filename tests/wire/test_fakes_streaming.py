@@ -25,20 +25,6 @@ MODEL = "claude-test"
 STORY = "Once upon a time there was a bot that remembered everything it was told. " * 4
 
 
-@pytest.fixture
-async def fa():
-    async with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-async def claude(fa):
-    async with anthropic.AsyncAnthropic(
-        api_key=fa.api_key, base_url=fa.base_url, max_retries=0
-    ) as client:
-        yield client
-
-
 def ask(content="hi", **extra):
     return {
         "model": MODEL,

@@ -12,7 +12,6 @@ from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter
 from telegram.ext import Application, CommandHandler
 
 from tests.fakes.anthropic_server import (
-    FakeAnthropic,
     InvalidRequest,
     error,
     text,
@@ -20,35 +19,9 @@ from tests.fakes.anthropic_server import (
     tool_uses,
     validate,
 )
-from tests.fakes.telegram_server import FakeTelegram, HTMLParseError, parse_html, utf16_len
+from tests.fakes.telegram_server import HTMLParseError, parse_html, utf16_len
 
 MODEL = "claude-test"
-
-
-@pytest.fixture
-async def tg():
-    async with FakeTelegram() as server:
-        yield server
-
-
-@pytest.fixture
-async def bot(tg):
-    async with Bot(tg.token, base_url=tg.base_url) as client:
-        yield client
-
-
-@pytest.fixture
-async def fa():
-    async with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-async def claude(fa):
-    async with anthropic.AsyncAnthropic(
-        api_key=fa.api_key, base_url=fa.base_url, max_retries=0
-    ) as client:
-        yield client
 
 
 # --- HTML validator -----------------------------------------------------------------------
