@@ -20,9 +20,7 @@ from tests.fakes.anthropic_server import (
     validate,
 )
 from tests.fakes.telegram_server import HTMLParseError, parse_html, utf16_len
-
-MODEL = "claude-test"
-
+from tests.wire.requests import MODEL, ask
 
 # --- HTML validator -----------------------------------------------------------------------
 
@@ -279,14 +277,6 @@ async def test_webhook_delivery(tg, bot):
 
 
 # --- Anthropic through the real SDK -------------------------------------------------------
-
-
-def ask(content="hi", **extra):
-    return {
-        "model": MODEL,
-        "max_tokens": 100,
-        "messages": [{"role": "user", "content": content}],
-    } | extra
 
 
 async def test_text_reply(fa, claude):

@@ -20,8 +20,7 @@ from tests.fakes.media import (
     sample_png,
     sniff_image_type,
 )
-
-MODEL = "claude-test"
+from tests.wire.requests import MODEL
 
 
 def b64(data: bytes) -> str:

@@ -20,17 +20,9 @@ from tests.fakes.anthropic_server import (
     text,
     tool_use,
 )
+from tests.wire.requests import MODEL, ask
 
-MODEL = "claude-test"
 STORY = "Once upon a time there was a bot that remembered everything it was told. " * 4
-
-
-def ask(content="hi", **extra):
-    return {
-        "model": MODEL,
-        "max_tokens": 100,
-        "messages": [{"role": "user", "content": content}],
-    } | extra
 
 
 async def streamed_texts(claude, **request):
