@@ -20,10 +20,10 @@ from telegram.ext import (
     filters,
 )
 
+from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
 from bot.agent.file_cache import FileCache
-from bot.agent.files import Files, FileSource
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
@@ -33,7 +33,7 @@ from bot.telegram.albums import albums_of
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotContext, Services
 from bot.telegram.cooldown import Clock
-from bot.telegram.files import TelegramFiles
+from bot.telegram.downloads import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import Guard
 from bot.telegram.lifecycle import (

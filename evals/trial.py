@@ -2,8 +2,8 @@
 
 from anthropic import APIError, DefaultAsyncHttpxClient
 
-from bot.agent.files import FileUnavailable
-from bot.agent.incoming import Forwarded, IncomingMessage
+from bot.agent.attachments import FileUnavailable
+from bot.agent.user_turn import Forwarded, IncomingMessage
 from bot.app import build_files, build_services
 from bot.conversations.snapshot import ChatThread
 from bot.settings import Settings

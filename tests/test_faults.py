@@ -4,7 +4,7 @@ import io
 import logging
 from datetime import UTC, datetime, timedelta
 
-from bot.agent.incoming import IncomingMessage, user_turn_content
+from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
 from bot.log_setup import configure_logging

@@ -6,7 +6,7 @@ import json
 import logging
 import shutil
 
-from bot.conversations.files import PDF_PAGE_TOKENS
+from bot.conversations.file_refs import PDF_PAGE_TOKENS
 from bot.telegram.albums import ALBUM_QUIET_SECONDS
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png

@@ -4,11 +4,11 @@ from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.agent.attachments import FileRefused, Files
 from bot.agent.compaction import Compactor
-from bot.agent.files import FileRefused, Files
-from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.loop import Agent, Answer
 from bot.agent.stream import Progress
+from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow

@@ -8,11 +8,11 @@ from typing import Any
 from anthropic import AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
-from bot.agent.files import Files
+from bot.agent.attachments import Files
 from bot.agent.request import build_request
 from bot.agent.stream import Progress, stream_message
 from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
-from bot.conversations.files import file_refs
+from bot.conversations.file_refs import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from memory.budget import MemoryFull

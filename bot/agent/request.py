@@ -3,10 +3,10 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.agent.files import FileBudget
+from bot.agent.attachments import FileBudget
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.conversations.content import block_text
-from bot.conversations.files import IMAGE, FileRef, file_ref, is_file_block
+from bot.conversations.file_refs import IMAGE, FileRef, file_ref, is_file_block
 
 CACHE_CONTROL = {"type": "ephemeral"}
 SUMMARY_HEADER = "## Earlier in this conversation\n\n"

@@ -6,9 +6,9 @@ from typing import Any
 
 from anthropic import BadRequestError
 
-from bot.agent.files import shown
+from bot.agent.attachments import shown
 from bot.conversations.content import is_tool_result
-from bot.conversations.files import FileRef, file_ref, file_refs, is_file_block
+from bot.conversations.file_refs import FileRef, file_ref, file_refs, is_file_block
 from bot.conversations.snapshot import StoredTurn
 
 # A refusal about a file, in the API's wordings ("Could not process image", "... PDF pages").

@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from bot.conversations.files import file_ref, is_file_block
+from bot.conversations.file_refs import file_ref, is_file_block
 from memory.search_terms import index_text
 from memory.tokens import count_tokens
 

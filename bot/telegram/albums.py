@@ -12,8 +12,8 @@ from functools import partial
 
 from telegram.ext import Application
 
-from bot.agent.files import FileRefused
-from bot.agent.incoming import IncomingMessage
+from bot.agent.attachments import FileRefused
+from bot.agent.user_turn import IncomingMessage
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.telegram.context import BotContext, Services
 from bot.telegram.delivery import deliver_answer, send_markdown

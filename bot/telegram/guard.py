@@ -13,7 +13,7 @@ from bot.telegram.context import BotContext
 from bot.telegram.cooldown import Clock, Cooldown
 from bot.telegram.delivery import send_html
 from bot.telegram.filters import ADDRESSED_TO_BOT
-from bot.telegram.incoming import place_of
+from bot.telegram.reading import place_of
 
 logger = logging.getLogger(__name__)
 

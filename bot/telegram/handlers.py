@@ -12,7 +12,7 @@ from bot.telegram.albums import albums_of, take_album_item
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import deliver_answer, send_html
 from bot.telegram.filters import ADDRESSED_TO_BOT
-from bot.telegram.incoming import incoming_of, place_of
+from bot.telegram.reading import incoming_of, place_of
 
 logger = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from bot.telegram.callbacks import (
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import markup, send_view
 from bot.telegram.handlers import say
-from bot.telegram.incoming import place_of
 from bot.telegram.memory_commands import page_view
+from bot.telegram.reading import place_of
 from bot.telegram.views import Button, View, without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
 

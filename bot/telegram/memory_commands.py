@@ -7,7 +7,7 @@ from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
-from bot.telegram.incoming import place_of
+from bot.telegram.reading import place_of
 from bot.telegram.views import View, clear_question, memory_page
 from memory.items import MemoryNotDeleted, MemoryNotFound
 

@@ -25,7 +25,7 @@ from bot.app import (
 from bot.migrations import upgrade_database_async
 from bot.settings import Settings
 from bot.telegram.context import BotContext
-from bot.telegram.files import TelegramFiles
+from bot.telegram.downloads import TelegramFiles
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from tests.harness import BotHarness

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.agent.incoming import Forwarded, IncomingMessage, Quote, user_turn_content
+from bot.agent.user_turn import Forwarded, IncomingMessage, Quote, user_turn_content
 
 NOW = datetime(2026, 11, 22, 15, 30, tzinfo=UTC).astimezone(ZoneInfo("Europe/Berlin"))
 

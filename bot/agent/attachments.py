@@ -15,7 +15,7 @@ from typing import Protocol
 
 from bot.agent import media
 from bot.agent.file_cache import FileCache
-from bot.conversations.files import DOCUMENT, IMAGE, FileRef, file_refs
+from bot.conversations.file_refs import DOCUMENT, IMAGE, FileRef, file_refs
 from bot.conversations.snapshot import StoredTurn
 
 logger = logging.getLogger(__name__)

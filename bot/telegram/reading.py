@@ -14,9 +14,9 @@ from telegram import (
 )
 from telegram.constants import ChatType
 
-from bot.agent.files import MAX_IMAGE_BYTES, IncomingFile
-from bot.agent.incoming import Forwarded, IncomingMessage, Quote
+from bot.agent.attachments import MAX_IMAGE_BYTES, IncomingFile
 from bot.agent.media import JPEG
+from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
 from bot.conversations.snapshot import ChatThread, MessageRef
 from memory.text import clean_text
 

@@ -3,7 +3,7 @@
 from telegram import Bot
 from telegram.error import BadRequest, TelegramError
 
-from bot.agent.files import FileTooBig, FileUnavailable
+from bot.agent.attachments import FileTooBig, FileUnavailable
 
 # Telegram lets bots download files of at most 20 MB (getFile refuses bigger ones).
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024

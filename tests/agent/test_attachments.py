@@ -11,13 +11,13 @@ import pytest
 from anthropic import BadRequestError
 
 from bot.agent import media
+from bot.agent.attachments import MAX_IMAGE_BYTES, Files, FileUnavailable, IncomingFile, inspect
 from bot.agent.file_cache import FileCache
-from bot.agent.files import MAX_IMAGE_BYTES, Files, FileUnavailable, IncomingFile, inspect
-from bot.agent.incoming import IncomingMessage, user_turn_content
 from bot.agent.request import build_request
 from bot.agent.unreadable import api_reason, refused_files
+from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.content import block_text, content_tokens
-from bot.conversations.files import (
+from bot.conversations.file_refs import (
     DOCUMENT,
     IMAGE,
     IMAGE_MAX_TOKENS,

@@ -4,8 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from bot.agent.files import IncomingFile
-from bot.conversations.files import FileRef
+from bot.agent.attachments import IncomingFile
+from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import MessageRef
 from memory.text import clean_text
 
