@@ -22,7 +22,7 @@ def forbidden_for(module: str) -> tuple[str, ...]:
     rules: list[str] = ["evals"]
     if not module.startswith("bot.telegram") and module not in WIRING:
         rules += ["telegram", "bot.telegram"]
-    if module.startswith(("bot.telegram", "bot.agent", "bot.conversations")):
+    if module.startswith(("bot.telegram", "bot.agent", "bot.conversations", "bot.reminders")):
         rules += sorted(WIRING)
     if module.startswith("bot.conversations"):
         rules.append("bot.agent")

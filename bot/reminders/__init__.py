@@ -1,0 +1,1 @@
+"""Reminders: the assistant speaks first, on time, exactly once; knows no Telegram."""

@@ -1,0 +1,37 @@
+"""Find an IANA time zone from what a user says: 'Europe/Berlin', 'Berlin', 'new york'."""
+
+import functools
+import zoneinfo
+
+# Region prefixes of real places; the rest of the database (Etc/GMT+5, US/Eastern, SystemV/…)
+# is reachable only by its full name.
+_REGIONS = ("Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe",
+            "Indian", "Pacific")  # fmt: skip
+
+
+@functools.cache
+def _by_city() -> dict[str, str]:
+    """Map each city's name (lower case, spaces for underscores) to its zone, when unique."""
+    found: dict[str, set[str]] = {}
+    for name in zoneinfo.available_timezones():
+        if name.split("/", 1)[0] in _REGIONS:
+            city = name.rsplit("/", 1)[-1].replace("_", " ").lower()
+            found.setdefault(city, set()).add(name)
+    return {city: names.pop() for city, names in found.items() if len(names) == 1}
+
+
+@functools.cache
+def _by_lower_name() -> dict[str, str]:
+    """Map every zone's full name in lower case to the name itself."""
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def find_zone(text: str) -> zoneinfo.ZoneInfo | None:
+    """Return the zone a name or a city names, or None when it names none (or several)."""
+    wanted = " ".join(text.strip().replace("_", " ").split()).lower()
+    if not wanted or len(wanted) > 64:
+        return None
+    name = _by_lower_name().get(wanted.replace(" ", "_")) or _by_city().get(wanted)
+    if wanted in ("utc", "gmt", "z"):
+        name = "UTC"
+    return zoneinfo.ZoneInfo(name) if name else None
