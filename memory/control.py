@@ -8,6 +8,7 @@ from memory.export import export_document, export_json
 from memory.ids import is_memory_id
 from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
 from memory.models import utcnow
+from memory.search_index import CANDIDATES
 from memory.store import MemoryStore
 from memory.stored_block import ids_in
 from memory.switch import MemorySwitch
@@ -15,7 +16,6 @@ from memory.tokens import count_tokens
 from memory.undo import UndoLog
 
 RECENTLY_DELETED_SHOWN = 10
-SEARCH_RESULTS = 20
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,12 @@ class MemoryControl:
         return MemoryRecord(item, await self._store.history(owner_id, memory_id))
 
     async def search(self, owner_id: int, query: str) -> list[MemoryItem]:
-        """Return the active memories matching the words, best first, as the model finds them."""
-        return await self._store.search(owner_id, query, SEARCH_RESULTS)
+        """Return the active memories matching the words, best first, as the model finds them.
+
+        All of them (the index ranks at most CANDIDATES): the caller shows a page and says how
+        many more there are.
+        """
+        return await self._store.search(owner_id, query, CANDIDATES)
 
     async def pin(self, owner_id: int, memory_id: str, pinned: bool) -> MemoryItem:
         """Keep a memory in the block before unpinned ones (or stop), from the next turn."""

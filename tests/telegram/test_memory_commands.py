@@ -90,6 +90,17 @@ async def test_search_ranks_active_matches_with_ids(harness):
     assert "/memory search Alec boss" in missing
 
 
+async def test_a_search_with_more_matches_than_shown_says_how_many_more(harness):
+    for n in range(25):
+        await harness.store.add(
+            OWNER, f"The user's project number {n} uses green tea", Category.PROJECT
+        )
+    [found] = await harness.say(OWNER, "/memory search green tea")
+    lines = found.splitlines()
+    assert lines[0] == "Matching 'green tea': 25 memories"
+    assert len(lines) == 1 + 20 + 1 and lines[-1] == "… and 5 more."
+
+
 async def test_restore_brings_a_memory_back_into_the_next_turn(harness):
     store = harness.store
     item = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
