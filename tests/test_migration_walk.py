@@ -130,6 +130,19 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "owner_id": -1001},
         ],
     },
+    "0100": {
+        "reminders": [
+            {"id": 1, "owner_id": 111, "chat_id": 111, "thread_id": None, "text": "call Sarah",
+             "check_in": False, "zone": "Europe/Berlin", "start_local": LATER.replace(tzinfo=None),
+             "start_at": None, "rule": "FREQ=WEEKLY", "until_local": None, "count": None,
+             "next_fire_at": LATER, "state": "active", "created_at": LATER, "updated_at": LATER},
+        ],
+        "reminder_fires": [
+            {"id": 1, "reminder_id": 1, "scheduled_at": LATER, "outcome": "sent",
+             "claimed_at": LATER, "sent_at": LATER, "message_id": 77},
+        ],
+        "owner_zones": [{"owner_id": 111, "zone": "Europe/Berlin", "updated_at": LATER}],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -245,7 +258,8 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
         code, output = await _run(sys.executable, "-m", "alembic", "downgrade", "0002", env=env)
         assert code == 0, output
         after, _ = await _read(engine)
-        assert set(after) == set(before) - {"agent_memory_blocks"}
+        later_tables = {"agent_memory_blocks", "reminders", "reminder_fires", "owner_zones"}
+        assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)
     finally:
         await engine.dispose()

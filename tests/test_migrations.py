@@ -5,6 +5,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 import bot.conversations.models  # noqa: F401
+import bot.reminders.models  # noqa: F401
 from memory.models import Base, is_search_object
 
 

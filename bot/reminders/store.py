@@ -1,0 +1,349 @@
+"""Reminders in the database: every read and write scoped by owner, each fire claimed once."""
+
+import zoneinfo
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.reminders.models import FireOutcome, OwnerZone, Reminder, ReminderFire, ReminderState
+from bot.reminders.timing import Schedule
+from memory.models import utcnow
+
+ACTIVE_STATES = (ReminderState.ACTIVE, ReminderState.PAUSED)
+
+
+class ReminderNotFound(LookupError):
+    """No reminder with that id belongs to the owner (another owner's is not found either)."""
+
+
+class ReminderLimit(Exception):
+    """The owner already has as many active reminders as the setting allows."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"at most {limit} active reminders")
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a reminder fires: the owner whose it is, the chat and the forum topic."""
+
+    owner_id: int
+    chat_id: int
+    thread_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ReminderRecord:
+    """A reminder as read from the database."""
+
+    id: int
+    owner_id: int
+    chat_id: int
+    thread_id: int | None
+    text: str
+    check_in: bool
+    zone: str
+    start_local: datetime
+    start_at: datetime | None
+    rule: str | None
+    until_local: datetime | None
+    count: int | None
+    next_fire_at: datetime | None
+    state: ReminderState
+
+    @property
+    def schedule(self) -> Schedule:
+        """Return when it fires, as the resolver computes it."""
+        return Schedule(
+            zoneinfo.ZoneInfo(self.zone), self.start_local, rule=self.rule,
+            until=self.until_local, count=self.count, start_at=self.start_at,
+        )  # fmt: skip
+
+    @property
+    def repeats(self) -> bool:
+        """Tell whether it has a repeat rule."""
+        return self.rule is not None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a due instant becomes, and where its reminder goes next."""
+
+    outcome: FireOutcome
+    next_fire_at: datetime | None
+    state: ReminderState
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A due instant this process claimed: only it sends it."""
+
+    fire_id: int
+    reminder: ReminderRecord
+    decision: Decision
+
+
+def _record(row: Row) -> ReminderRecord:
+    """Read a reminder row by column name."""
+    values = dict(row._mapping)
+    values["state"] = ReminderState(values["state"])
+    return ReminderRecord(**values)
+
+
+_COLUMNS = tuple(getattr(Reminder, name) for name in ReminderRecord.__dataclass_fields__)
+
+
+class ReminderStore:
+    """Creates, lists, changes and claims reminders."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+        self._sessionmaker = sessionmaker
+
+    async def zone_of(self, owner_id: int) -> str | None:
+        """Return the owner's IANA zone, or None when it is not known yet."""
+        async with self._sessionmaker() as session:
+            return await session.scalar(
+                select(OwnerZone.zone).where(OwnerZone.owner_id == owner_id)
+            )
+
+    async def set_zone(self, owner_id: int, zone: str) -> None:
+        """Set the owner's zone (their future reminders are set in it)."""
+        async with self._sessionmaker.begin() as session:
+            row = await session.get(OwnerZone, owner_id)
+            if row is None:
+                session.add(OwnerZone(owner_id=owner_id, zone=zone))
+            else:
+                row.zone, row.updated_at = zone, utcnow()
+
+    async def create(
+        self, place: Place, text: str, schedule: Schedule, *, check_in: bool, limit: int
+    ) -> ReminderRecord:
+        """Store a new reminder; raise ReminderLimit when the owner has too many."""
+        async with self._sessionmaker.begin() as session:
+            active = await self._count_active(session, place.owner_id)
+            if active >= limit:
+                raise ReminderLimit(limit)
+            reminder = Reminder(
+                owner_id=place.owner_id, chat_id=place.chat_id, thread_id=place.thread_id,
+                text=text, check_in=check_in, zone=str(schedule.zone),
+                start_local=schedule.start, start_at=schedule.start_at, rule=schedule.rule,
+                until_local=schedule.until, count=schedule.count,
+                next_fire_at=schedule.first().at, state=ReminderState.ACTIVE,
+            )  # fmt: skip
+            session.add(reminder)
+            await session.flush()
+            return await self._get(session, place.owner_id, reminder.id)
+
+    async def get(self, owner_id: int, reminder_id: int) -> ReminderRecord:
+        """Return one of the owner's reminders; raise ReminderNotFound otherwise."""
+        async with self._sessionmaker() as session:
+            return await self._get(session, owner_id, reminder_id)
+
+    async def upcoming(self, owner_id: int, limit: int, offset: int = 0) -> list[ReminderRecord]:
+        """Return the owner's active and paused reminders, soonest first."""
+        query = (
+            select(*_COLUMNS)
+            .where(Reminder.owner_id == owner_id, Reminder.state.in_(ACTIVE_STATES))
+            .order_by(Reminder.next_fire_at, Reminder.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self._sessionmaker() as session:
+            return [_record(row) for row in await session.execute(query)]
+
+    async def missed(self, owner_id: int, limit: int) -> list[ReminderRecord]:
+        """Return the owner's reminders that came due while the bot was down too long."""
+        query = (
+            select(*_COLUMNS)
+            .where(Reminder.owner_id == owner_id, Reminder.state == ReminderState.MISSED)
+            .order_by(Reminder.updated_at.desc(), Reminder.id.desc())
+            .limit(limit)
+        )
+        async with self._sessionmaker() as session:
+            return [_record(row) for row in await session.execute(query)]
+
+    async def count_active(self, owner_id: int) -> int:
+        """Return how many active or paused reminders the owner has."""
+        async with self._sessionmaker() as session:
+            return await self._count_active(session, owner_id)
+
+    async def reschedule(
+        self, owner_id: int, reminder_id: int, schedule: Schedule, text: str | None = None
+    ) -> ReminderRecord:
+        """Give a reminder a new schedule (and text); it becomes active again."""
+        async with self._sessionmaker.begin() as session:
+            await self._get(session, owner_id, reminder_id)
+            values: dict[str, object] = {
+                "zone": str(schedule.zone), "start_local": schedule.start,
+                "start_at": schedule.start_at, "rule": schedule.rule,
+                "until_local": schedule.until, "count": schedule.count,
+                "next_fire_at": schedule.first().at, "state": ReminderState.ACTIVE,
+                "updated_at": utcnow(),
+            }  # fmt: skip
+            if text is not None:
+                values["text"] = text
+            await session.execute(update(Reminder).where(Reminder.id == reminder_id).values(values))
+            return await self._get(session, owner_id, reminder_id)
+
+    async def move_next(
+        self, owner_id: int, reminder_id: int, next_fire_at: datetime | None
+    ) -> ReminderRecord:
+        """Set when a reminder fires next (a snooze or a skip); None ends it as done."""
+        state = ReminderState.ACTIVE if next_fire_at is not None else ReminderState.DONE
+        return await self._set(owner_id, reminder_id, next_fire_at=next_fire_at, state=state)
+
+    async def cancel(self, owner_id: int, reminder_id: int) -> ReminderRecord:
+        """Cancel a reminder for good."""
+        return await self._set(
+            owner_id, reminder_id, next_fire_at=None, state=ReminderState.CANCELLED
+        )
+
+    async def _set(self, owner_id: int, reminder_id: int, **values: object) -> ReminderRecord:
+        """Change one of the owner's reminders and return it as it now is."""
+        async with self._sessionmaker.begin() as session:
+            await self._get(session, owner_id, reminder_id)
+            await session.execute(
+                update(Reminder)
+                .where(Reminder.id == reminder_id)
+                .values(**values, updated_at=utcnow())
+            )
+            return await self._get(session, owner_id, reminder_id)
+
+    async def next_due_at(self) -> datetime | None:
+        """Return when the earliest active reminder of anyone fires."""
+        async with self._sessionmaker() as session:
+            return await session.scalar(
+                select(func.min(Reminder.next_fire_at)).where(
+                    Reminder.state == ReminderState.ACTIVE
+                )
+            )
+
+    async def claim_due(
+        self, now: datetime, limit: int, decide: Callable[[ReminderRecord], Decision]
+    ) -> list[Claim]:
+        """Claim the instants due at now, each once, and move their reminders on."""
+        query = (
+            select(*_COLUMNS)
+            .where(Reminder.state == ReminderState.ACTIVE, Reminder.next_fire_at <= now)
+            .order_by(Reminder.next_fire_at, Reminder.id)
+            .limit(limit)
+            # Another process's claims in progress are skipped, not waited for (Postgres;
+            # SQLite has one writer at a time, and the conditional update below decides).
+            .with_for_update(skip_locked=True)
+        )
+        claims = []
+        async with self._sessionmaker.begin() as session:
+            for row in (await session.execute(query)).all():
+                reminder = _record(row)
+                claim = await self._claim(session, reminder, decide(reminder))
+                if claim is not None:
+                    claims.append(claim)
+        return claims
+
+    @staticmethod
+    async def _claim(
+        session: AsyncSession, reminder: ReminderRecord, decision: Decision
+    ) -> Claim | None:
+        """Move one due reminder on and write its fire, unless another process already did."""
+        moved = await session.execute(
+            update(Reminder)
+            .where(
+                Reminder.id == reminder.id,
+                Reminder.state == ReminderState.ACTIVE,
+                Reminder.next_fire_at == reminder.next_fire_at,
+            )
+            .values(next_fire_at=decision.next_fire_at, state=decision.state, updated_at=utcnow())
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
+            return None
+        try:
+            async with session.begin_nested():
+                fire = ReminderFire(
+                    reminder_id=reminder.id, scheduled_at=reminder.next_fire_at,
+                    outcome=decision.outcome,
+                )  # fmt: skip
+                session.add(fire)
+        except IntegrityError:
+            # The unique key on (reminder, instant): this instant was fired before.
+            return None
+        return Claim(fire.id, reminder, decision)
+
+    async def record(
+        self, fire_id: int, outcome: FireOutcome, message_id: int | None = None
+    ) -> None:
+        """Record what became of a claimed fire."""
+        sent_at = utcnow() if outcome is FireOutcome.SENT else None
+        async with self._sessionmaker.begin() as session:
+            await session.execute(
+                update(ReminderFire)
+                .where(ReminderFire.id == fire_id)
+                .values(outcome=outcome, message_id=message_id, sent_at=sent_at)
+            )
+
+    async def pause_chat(self, chat_id: int) -> int:
+        """Pause every active reminder of a chat that blocked the bot; return how many."""
+        async with self._sessionmaker.begin() as session:
+            paused = await session.execute(
+                update(Reminder)
+                .where(Reminder.chat_id == chat_id, Reminder.state == ReminderState.ACTIVE)
+                .values(state=ReminderState.PAUSED, updated_at=utcnow())
+            )
+            return int(paused.rowcount)  # type: ignore[attr-defined]  # a CursorResult
+
+    async def check_ins_sent_since(self, owner_id: int, since: datetime) -> int:
+        """Return how many check-ins of the owner were answered since an instant."""
+        query = (
+            select(func.count())
+            .select_from(ReminderFire)
+            .join(Reminder, Reminder.id == ReminderFire.reminder_id)
+            .where(
+                Reminder.owner_id == owner_id,
+                Reminder.check_in.is_(True),
+                ReminderFire.outcome == FireOutcome.SENT,
+                ReminderFire.sent_at >= since,
+            )
+        )
+        async with self._sessionmaker() as session:
+            return int(await session.scalar(query) or 0)
+
+    async def delete_owner(self, owner_id: int) -> int:
+        """Delete every reminder of an owner, with their fires and zone; return how many."""
+        async with self._sessionmaker.begin() as session:
+            ids: Sequence[int] = (
+                await session.scalars(select(Reminder.id).where(Reminder.owner_id == owner_id))
+            ).all()
+            for reminder_id in ids:
+                await session.delete(await session.get(Reminder, reminder_id))
+            zone = await session.get(OwnerZone, owner_id)
+            if zone is not None:
+                await session.delete(zone)
+            return len(ids)
+
+    @staticmethod
+    async def _count_active(session: AsyncSession, owner_id: int) -> int:
+        """Count the owner's active and paused reminders inside a session."""
+        return int(
+            await session.scalar(
+                select(func.count())
+                .select_from(Reminder)
+                .where(Reminder.owner_id == owner_id, Reminder.state.in_(ACTIVE_STATES))
+            )
+            or 0
+        )
+
+    @staticmethod
+    async def _get(session: AsyncSession, owner_id: int, reminder_id: int) -> ReminderRecord:
+        """Read one of the owner's reminders inside a session."""
+        row = (
+            await session.execute(
+                select(*_COLUMNS).where(Reminder.id == reminder_id, Reminder.owner_id == owner_id)
+            )
+        ).first()
+        if row is None:
+            raise ReminderNotFound(reminder_id)
+        return _record(row)
