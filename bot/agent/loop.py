@@ -15,11 +15,20 @@ from bot.agent.unreadable import api_reason, refused_files, unreadable_note, wit
 from bot.conversations.file_refs import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
+from bot.reminders.records import Place
+from bot.reminders.tools import ReminderTools
 from memory.budget import MemoryFull
 from memory.items import MemoryChange
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
-from memory.tools import MEMORY_TOOLS, PastConversations, ToolContext, run_tool, tool_definitions
+from memory.tools import (
+    MEMORY_TOOLS,
+    PastConversations,
+    ToolContext,
+    ToolOutcome,
+    run_tool,
+    tool_definitions,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +115,12 @@ class Agent:
         switch: MemorySwitch,
         past: PastConversations,
         files: Files,
+        reminders: ReminderTools | None = None,
     ):
         self._client = client
+        self._reminders = reminders
+        # Reminders work with memory off too, so their tools come after the memory tools.
+        self._reminder_tools = reminders.definitions() if reminders else []
         self._files = files
         self._config = config
         self._tools = tool_definitions(MEMORY_TOOLS)
@@ -121,7 +134,7 @@ class Agent:
 
         With progress, the model's answers are streamed and reported to it as they come.
         """
-        tools = self._tools if snapshot.memory_on else []
+        tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         files = await self._files.payloads(snapshot.turns)  # later rounds add no files
         state = _TurnState(snapshot.conversation, list(snapshot.turns), tools, files, progress)
         for round_number in range(self._config.max_tool_rounds + 1):
@@ -191,7 +204,7 @@ class Agent:
         for block in message.content:
             if block.type != "tool_use":
                 continue
-            outcome = await run_tool(ctx, block.name, block.input, MEMORY_TOOLS)
+            outcome = await self._run_tool(ctx, conversation, block.name, block.input)
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal) is not None:
                 changes.append(change)
@@ -200,6 +213,15 @@ class Agent:
                 result["is_error"] = True
             results.append(result)
         return results
+
+    async def _run_tool(
+        self, ctx: ToolContext, conversation: ConversationState, name: str, tool_input: object
+    ) -> ToolOutcome:
+        """Run one tool call: a reminder tool for the conversation's chat, else a memory tool."""
+        if self._reminders is not None and name in self._reminders.names:
+            place = Place(conversation.owner_id, conversation.chat_id, conversation.thread_id)
+            return await self._reminders.run(place, name, tool_input)
+        return await run_tool(ctx, name, tool_input, MEMORY_TOOLS)
 
     async def _call(self, state: "_TurnState", force_answer: bool) -> Message:
         """Send the conversation with its turns and files; stream to its progress, if any."""

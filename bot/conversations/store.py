@@ -125,6 +125,29 @@ class ConversationStore:
             raise
         return snapshot
 
+    async def store_bot_message(
+        self, place: ChatThread, owner_id: int, note: str, text: str
+    ) -> Snapshot:
+        """Store words the bot said first (a fired reminder): a note, then them, as one step.
+
+        The note takes the user's side, so the history still starts with a user turn and a
+        later reply to the bot's words follows an assistant turn, as the API requires.
+        """
+        now = self._clock()
+        async with self._sessionmaker.begin() as session:
+            connection = await session.connection()
+            snapshot = await self._continue(connection, place, owner_id, now)
+            if snapshot is None:
+                snapshot = await self._start(session, place, owner_id, now)
+            for role, words in (("user", note), ("assistant", text)):
+                content = [{"type": "text", "text": words}]
+                turn = await _insert_turn(
+                    connection, snapshot.conversation, role, content, content_tokens(content),
+                    NO_REF, now,
+                )  # fmt: skip
+                snapshot.turns.append(turn)
+        return snapshot
+
     async def _continue(
         self, connection: AsyncConnection, place: ChatThread, owner_id: int, now: datetime
     ) -> Snapshot | None:

@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.reminders.models import FireOutcome, ReminderState
-from bot.reminders.store import Claim, Decision, ReminderRecord, ReminderStore
+from bot.reminders.records import Claim, Decision, ReminderRecord
+from bot.reminders.store import ReminderStore
 from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
@@ -97,11 +98,18 @@ def decide(reminder: ReminderRecord, now: datetime) -> Decision:
 class DueLoop:
     """Fires due reminders through an outlet, each instant once across processes."""
 
-    def __init__(self, store: ReminderStore, outlet: Outlet, clock: Clock | None = None):
+    def __init__(
+        self,
+        store: ReminderStore,
+        outlet: Outlet,
+        clock: Clock | None = None,
+        wake: asyncio.Event | None = None,
+    ):
         self._store = store
         self._outlet = outlet
         self._clock = clock or SystemClock()
-        self._wake = asyncio.Event()
+        # Set by whoever changes a reminder in this process (the tools, the buttons).
+        self._wake = wake or asyncio.Event()
 
     def wake(self) -> None:
         """Look again now: a reminder was set or changed in this process."""

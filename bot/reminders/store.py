@@ -1,101 +1,27 @@
 """Reminders in the database: every read and write scoped by owner, each fire claimed once."""
 
 import zoneinfo
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.models import FireOutcome, OwnerZone, Reminder, ReminderFire, ReminderState
+from bot.reminders.records import (
+    ACTIVE_STATES,
+    COLUMNS,
+    Claim,
+    Decision,
+    Place,
+    ReminderLimit,
+    ReminderNotFound,
+    ReminderRecord,
+    record_of,
+)
 from bot.reminders.timing import Schedule
 from memory.models import utcnow
-
-ACTIVE_STATES = (ReminderState.ACTIVE, ReminderState.PAUSED)
-
-
-class ReminderNotFound(LookupError):
-    """No reminder with that id belongs to the owner (another owner's is not found either)."""
-
-
-class ReminderLimit(Exception):
-    """The owner already has as many active reminders as the setting allows."""
-
-    def __init__(self, limit: int):
-        super().__init__(f"at most {limit} active reminders")
-        self.limit = limit
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a reminder fires: the owner whose it is, the chat and the forum topic."""
-
-    owner_id: int
-    chat_id: int
-    thread_id: int | None = None
-
-
-@dataclass(frozen=True)
-class ReminderRecord:
-    """A reminder as read from the database."""
-
-    id: int
-    owner_id: int
-    chat_id: int
-    thread_id: int | None
-    text: str
-    check_in: bool
-    zone: str
-    start_local: datetime
-    start_at: datetime | None
-    rule: str | None
-    until_local: datetime | None
-    count: int | None
-    next_fire_at: datetime | None
-    state: ReminderState
-
-    @property
-    def schedule(self) -> Schedule:
-        """Return when it fires, as the resolver computes it."""
-        return Schedule(
-            zoneinfo.ZoneInfo(self.zone), self.start_local, rule=self.rule,
-            until=self.until_local, count=self.count, start_at=self.start_at,
-        )  # fmt: skip
-
-    @property
-    def repeats(self) -> bool:
-        """Tell whether it has a repeat rule."""
-        return self.rule is not None
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What a due instant becomes, and where its reminder goes next."""
-
-    outcome: FireOutcome
-    next_fire_at: datetime | None
-    state: ReminderState
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A due instant this process claimed: only it sends it."""
-
-    fire_id: int
-    reminder: ReminderRecord
-    decision: Decision
-
-
-def _record(row: Row) -> ReminderRecord:
-    """Read a reminder row by column name."""
-    values = dict(row._mapping)
-    values["state"] = ReminderState(values["state"])
-    return ReminderRecord(**values)
-
-
-_COLUMNS = tuple(getattr(Reminder, name) for name in ReminderRecord.__dataclass_fields__)
 
 
 class ReminderStore:
@@ -147,25 +73,25 @@ class ReminderStore:
     async def upcoming(self, owner_id: int, limit: int, offset: int = 0) -> list[ReminderRecord]:
         """Return the owner's active and paused reminders, soonest first."""
         query = (
-            select(*_COLUMNS)
+            select(*COLUMNS)
             .where(Reminder.owner_id == owner_id, Reminder.state.in_(ACTIVE_STATES))
             .order_by(Reminder.next_fire_at, Reminder.id)
             .limit(limit)
             .offset(offset)
         )
         async with self._sessionmaker() as session:
-            return [_record(row) for row in await session.execute(query)]
+            return [record_of(row) for row in await session.execute(query)]
 
     async def missed(self, owner_id: int, limit: int) -> list[ReminderRecord]:
         """Return the owner's reminders that came due while the bot was down too long."""
         query = (
-            select(*_COLUMNS)
+            select(*COLUMNS)
             .where(Reminder.owner_id == owner_id, Reminder.state == ReminderState.MISSED)
             .order_by(Reminder.updated_at.desc(), Reminder.id.desc())
             .limit(limit)
         )
         async with self._sessionmaker() as session:
-            return [_record(row) for row in await session.execute(query)]
+            return [record_of(row) for row in await session.execute(query)]
 
     async def count_active(self, owner_id: int) -> int:
         """Return how many active or paused reminders the owner has."""
@@ -196,6 +122,30 @@ class ReminderStore:
         """Set when a reminder fires next (a snooze or a skip); None ends it as done."""
         state = ReminderState.ACTIVE if next_fire_at is not None else ReminderState.DONE
         return await self._set(owner_id, reminder_id, next_fire_at=next_fire_at, state=state)
+
+    async def snooze(
+        self, owner_id: int, reminder_id: int, at: datetime, limit: int
+    ) -> ReminderRecord:
+        """Fire a reminder again at an instant: a one-off moves, a repeat gets a one-off copy."""
+        reminder = await self.get(owner_id, reminder_id)
+        if not reminder.repeats:
+            return await self.move_next(owner_id, reminder_id, at)
+        zone = zoneinfo.ZoneInfo(reminder.zone)
+        local = at.astimezone(zone).replace(tzinfo=None)
+        place = Place(reminder.owner_id, reminder.chat_id, reminder.thread_id)
+        schedule = Schedule(zone, local, start_at=at)
+        return await self.create(
+            place, reminder.text, schedule, check_in=reminder.check_in, limit=limit
+        )
+
+    async def last_fire_at(self, reminder_id: int) -> datetime | None:
+        """Return the instant a reminder last fired for (its scheduled time, not its send)."""
+        async with self._sessionmaker() as session:
+            return await session.scalar(
+                select(func.max(ReminderFire.scheduled_at)).where(
+                    ReminderFire.reminder_id == reminder_id
+                )
+            )
 
     async def cancel(self, owner_id: int, reminder_id: int) -> ReminderRecord:
         """Cancel a reminder for good."""
@@ -228,7 +178,7 @@ class ReminderStore:
     ) -> list[Claim]:
         """Claim the instants due at now, each once, and move their reminders on."""
         query = (
-            select(*_COLUMNS)
+            select(*COLUMNS)
             .where(Reminder.state == ReminderState.ACTIVE, Reminder.next_fire_at <= now)
             .order_by(Reminder.next_fire_at, Reminder.id)
             .limit(limit)
@@ -239,7 +189,7 @@ class ReminderStore:
         claims = []
         async with self._sessionmaker.begin() as session:
             for row in (await session.execute(query)).all():
-                reminder = _record(row)
+                reminder = record_of(row)
                 claim = await self._claim(session, reminder, decide(reminder))
                 if claim is not None:
                     claims.append(claim)
@@ -311,19 +261,6 @@ class ReminderStore:
         async with self._sessionmaker() as session:
             return int(await session.scalar(query) or 0)
 
-    async def delete_owner(self, owner_id: int) -> int:
-        """Delete every reminder of an owner, with their fires and zone; return how many."""
-        async with self._sessionmaker.begin() as session:
-            ids: Sequence[int] = (
-                await session.scalars(select(Reminder.id).where(Reminder.owner_id == owner_id))
-            ).all()
-            for reminder_id in ids:
-                await session.delete(await session.get(Reminder, reminder_id))
-            zone = await session.get(OwnerZone, owner_id)
-            if zone is not None:
-                await session.delete(zone)
-            return len(ids)
-
     @staticmethod
     async def _count_active(session: AsyncSession, owner_id: int) -> int:
         """Count the owner's active and paused reminders inside a session."""
@@ -341,9 +278,9 @@ class ReminderStore:
         """Read one of the owner's reminders inside a session."""
         row = (
             await session.execute(
-                select(*_COLUMNS).where(Reminder.id == reminder_id, Reminder.owner_id == owner_id)
+                select(*COLUMNS).where(Reminder.id == reminder_id, Reminder.owner_id == owner_id)
             )
         ).first()
         if row is None:
             raise ReminderNotFound(reminder_id)
-        return _record(row)
+        return record_of(row)

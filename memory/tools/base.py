@@ -107,7 +107,7 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return inline(schema)
 
 
-def _describe_validation_error(error: ValidationError) -> str:
+def describe_validation_error(error: ValidationError) -> str:
     """Turn a validation error into one sentence per problem."""
     problems = []
     for detail in error.errors():
@@ -135,7 +135,7 @@ async def run_tool(
         args = tool.args_model.model_validate(tool_input)
     except ValidationError as error:
         return ToolOutcome(
-            f"Invalid input for {name}: {_describe_validation_error(error)}. "
+            f"Invalid input for {name}: {describe_validation_error(error)}. "
             "Nothing was saved; fix the arguments and call the tool again.",
             is_error=True,
         )

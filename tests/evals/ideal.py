@@ -68,8 +68,8 @@ IDEAL = {
         after_tool="Noted where the Wi-Fi password is.",
     ),
     "one_off_feeling": chat([("tired", text("Sorry to hear that. Go easy on yourself today."))]),
-    "reminder_not_claimed": chat(
-        [("Remind me", text("I can't set reminders, so please add it to your phone's calendar."))]
+    "messaging_others_not_claimed": chat(
+        [("my sister", text("I can't message other people; a quick text from you will do it."))]
     ),
     "already_known_not_duplicated": chat(
         [("Alec is my boss", text("I already have that: Alec is your boss."))]

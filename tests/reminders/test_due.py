@@ -9,14 +9,14 @@ import pytest
 
 from bot.reminders.due import Delivery, DueLoop
 from bot.reminders.models import FireOutcome, ReminderState
-from bot.reminders.store import (
+from bot.reminders.records import (
     Claim,
     Place,
     ReminderLimit,
     ReminderNotFound,
     ReminderRecord,
-    ReminderStore,
 )
+from bot.reminders.store import ReminderStore
 from bot.reminders.timing import resolve
 from memory.db import create_engine, create_sessionmaker
 

@@ -1,0 +1,226 @@
+"""The reminder tools the model may call: the model's words go in, the code resolves times."""
+
+import logging
+import zoneinfo
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+
+from bot.reminders import texts
+from bot.reminders.models import MAX_TEXT
+from bot.reminders.records import Place, ReminderLimit, ReminderNotFound
+from bot.reminders.store import ReminderStore
+from bot.reminders.timing import Schedule, TimingError, resolve
+from bot.reminders.zones import find_zone
+from memory.text import clean_text
+from memory.tools import ToolOutcome, json_schema
+from memory.tools.base import describe_validation_error
+
+logger = logging.getLogger(__name__)
+
+_WHEN = (
+    "Give exactly one of at_local or in_duration, copied from the user's words, never computed: "
+    "at_local is a local wall time without offset (2026-11-27T09:00) for 'on Friday at 9'; "
+    "in_duration is an ISO 8601 duration (PT20M) for 'in 20 minutes'. The code resolves both in "
+    "the user's zone and returns the time it understood: tell the user that time."
+)
+
+
+class _Args(BaseModel):
+    """Strict arguments: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateArgs(_Args):
+    """Arguments of create_reminder."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT, description="What to remind of.")
+    at_local: str | None = Field(None, description="Local wall time, e.g. 2026-11-27T09:00.")
+    in_duration: str | None = Field(None, description="ISO 8601 duration from now, e.g. PT20M.")
+    timezone: str | None = Field(
+        None, description="IANA zone, only if the user named another place's time."
+    )
+    rrule: str | None = Field(
+        None,
+        description="RFC 5545 repeat rule, daily or coarser: FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR, "
+        "FREQ=MONTHLY;BYDAY=-1FR (last Friday), FREQ=YEARLY. The time of day comes from the start.",
+    )
+    until: str | None = Field(None, description="Last local date of a repeat, e.g. 2026-12-31.")
+    count: int | None = Field(None, description="How many times a repeat fires.")
+    check_in: bool = Field(
+        False,
+        description="True when the text is a request you answer at fire time with what you "
+        "know (a check-in), not a plain reminder.",
+    )
+
+
+class UpdateArgs(_Args):
+    """Arguments of update_reminder."""
+
+    reminder_id: int = Field(description="The id list_reminders or create_reminder gave.")
+    text: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    at_local: str | None = None
+    in_duration: str | None = None
+    timezone: str | None = None
+    rrule: str | None = Field(None, description="A new repeat rule; 'none' makes it a one-off.")
+    until: str | None = None
+    count: int | None = None
+
+
+class IdArgs(_Args):
+    """Arguments naming one reminder."""
+
+    reminder_id: int
+
+
+class ZoneArgs(_Args):
+    """Arguments of set_timezone."""
+
+    timezone: str = Field(description="IANA zone (Europe/Berlin) or a city (Berlin).")
+
+
+class NoArgs(_Args):
+    """No arguments."""
+
+
+@dataclass(frozen=True)
+class ReminderTool:
+    """A reminder tool: data (name, description, schema) plus the method that runs it."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+
+    def definition(self) -> dict[str, Any]:
+        """Return the tool as the Messages API expects it."""
+        schema = json_schema(self.args_model)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+
+REMINDER_TOOLS = (
+    ReminderTool("create_reminder", f"Set a reminder the bot sends in this chat. {_WHEN}",
+                 CreateArgs),
+    ReminderTool("list_reminders", "List this chat owner's upcoming reminders with their ids.",
+                 NoArgs),
+    ReminderTool("update_reminder", "Change a reminder's time, repeat or text; give only what "
+                 f"changes. {_WHEN}", UpdateArgs),
+    ReminderTool("cancel_reminder", "Cancel a reminder by id.", IdArgs),
+    ReminderTool("set_timezone", "Set the user's time zone, asked for once (their city).",
+                 ZoneArgs),
+)  # fmt: skip
+
+
+class ReminderTools:
+    """Runs the reminder tools for one owner's chat."""
+
+    names = frozenset(tool.name for tool in REMINDER_TOOLS)
+
+    def __init__(
+        self,
+        store: ReminderStore,
+        *,
+        max_active: int,
+        clock: Callable[[], datetime],
+        on_change: Callable[[], None] = lambda: None,
+    ):
+        self._store = store
+        self._max_active = max_active
+        self._clock = clock
+        self._on_change = on_change
+
+    @staticmethod
+    def definitions() -> list[dict[str, Any]]:
+        """Return the tools' definitions, in their fixed order."""
+        return [tool.definition() for tool in REMINDER_TOOLS]
+
+    async def run(self, place: Place, name: str, tool_input: Any) -> ToolOutcome:
+        """Validate and run one call; problems come back as error results, never raise."""
+        tool = next(t for t in REMINDER_TOOLS if t.name == name)
+        try:
+            args = tool.args_model.model_validate(tool_input)
+            content = await getattr(self, "_" + name)(place, args)
+        except ValidationError as error:
+            content = f"Invalid input for {name}: {describe_validation_error(error)}."
+            return ToolOutcome(content + " Nothing was changed.", is_error=True)
+        except (TimingError, ReminderNotFound, ReminderLimit, ValueError) as error:
+            return ToolOutcome(texts.refusal(error, self._max_active), is_error=True)
+        except SQLAlchemyError:
+            logger.exception("reminder tool %s failed in the database", name)
+            return ToolOutcome(texts.DATABASE_ERROR, is_error=True)
+        self._on_change()
+        return ToolOutcome(content)
+
+    async def _zone(self, owner_id: int, named: str | None) -> zoneinfo.ZoneInfo:
+        """Return the zone the user named, else their own; refuse when neither is known."""
+        if named is not None:
+            if (zone := find_zone(named)) is None:
+                raise ValueError(texts.unknown_zone(named))
+            return zone
+        own = await self._store.zone_of(owner_id)
+        if own is None:
+            raise ValueError(texts.ZONE_UNKNOWN)
+        return zoneinfo.ZoneInfo(own)
+
+    async def _create_reminder(self, place: Place, args: CreateArgs) -> str:
+        zone = await self._zone(place.owner_id, args.timezone)
+        now = self._clock()
+        schedule = resolve(
+            at_local=args.at_local, in_duration=args.in_duration, zone=zone, now=now,
+            rule=args.rrule, until=args.until, count=args.count,
+        )  # fmt: skip
+        text = clean_text(args.text).strip()
+        if not text:
+            raise ValueError("text is empty once control characters are removed")
+        reminder = await self._store.create(
+            place, text, schedule, check_in=args.check_in, limit=self._max_active
+        )
+        return texts.created(reminder, now)
+
+    async def _list_reminders(self, place: Place, args: NoArgs) -> str:
+        reminders = await self._store.upcoming(place.owner_id, limit=50)
+        return texts.listing(reminders, self._clock())
+
+    async def _update_reminder(self, place: Place, args: UpdateArgs) -> str:
+        current = await self._store.get(place.owner_id, args.reminder_id)
+        text = clean_text(args.text).strip() if args.text is not None else None
+        timing = (args.at_local, args.in_duration, args.timezone, args.rrule, args.until,
+                  args.count)  # fmt: skip
+        if all(value is None for value in timing):
+            if text is None:
+                raise ValueError("give what changes: text, at_local, in_duration or rrule")
+            schedule = current.schedule
+        else:
+            schedule = await self._new_schedule(place, current.schedule, args)
+        now = self._clock()
+        reminder = await self._store.reschedule(place.owner_id, current.id, schedule, text)
+        return texts.updated(reminder, now)
+
+    async def _new_schedule(self, place: Place, current: Schedule, args: UpdateArgs) -> Schedule:
+        """Resolve a changed schedule; what the model leaves out stays as it was."""
+        zone = await self._zone(place.owner_id, args.timezone) if args.timezone else current.zone
+        rule = current.rule if args.rrule is None else args.rrule
+        if rule is not None and rule.strip().lower() in ("", "none"):
+            rule = None
+        at_local, in_duration = args.at_local, args.in_duration
+        if at_local is None and in_duration is None:
+            at_local = current.start.isoformat(timespec="minutes")
+        return resolve(
+            at_local=at_local, in_duration=in_duration, zone=zone, now=self._clock(),
+            rule=rule, until=args.until, count=args.count,
+        )  # fmt: skip
+
+    async def _cancel_reminder(self, place: Place, args: IdArgs) -> str:
+        reminder = await self._store.cancel(place.owner_id, args.reminder_id)
+        return f"Cancelled reminder {reminder.id}: {reminder.text!r}."
+
+    async def _set_timezone(self, place: Place, args: ZoneArgs) -> str:
+        zone = find_zone(args.timezone)
+        if zone is None:
+            raise ValueError(texts.unknown_zone(args.timezone))
+        await self._store.set_zone(place.owner_id, str(zone))
+        return f"Time zone set to {zone}; it is now {texts.clock_time(self._clock(), zone)} there."
