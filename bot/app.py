@@ -27,6 +27,10 @@ from bot.agent.file_cache import FileCache
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
+from bot.reminders.due import Clock as ReminderClock
+from bot.reminders.due import DueLoop
+from bot.reminders.store import ReminderStore
+from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram import handlers, texts
 from bot.telegram.albums import albums_of
@@ -46,6 +50,13 @@ from bot.telegram.memory_buttons import on_button
 from bot.telegram.memory_commands import memory_command
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from bot.telegram.reminder_views import CALLBACK_PATTERN as REMINDER_CALLBACK_PATTERN
+from bot.telegram.reminders import (
+    TelegramOutlet,
+    on_reminder_button,
+    reminders_command,
+    timezone_command,
+)
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
 from memory.models import utcnow
@@ -101,6 +112,7 @@ def build_services(
     *,
     clock: Callable[[], datetime] = utcnow,
     http_client: DefaultAsyncHttpxClient | None = None,
+    reminder_clock: ReminderClock | None = None,
 ) -> Services:
     """Build the engine, the stores, the model client and the services on top.
 
@@ -117,7 +129,10 @@ def build_services(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
     past = ConversationSearch(sessionmaker)
-    agent = Agent(anthropic, agent_config(settings), conversations, memories, switch, past, files)
+    limit = settings.reminders_max_active
+    reminders = ReminderTools(ReminderStore(sessionmaker), limit, reminder_clock)
+    config = agent_config(settings)
+    agent = Agent(anthropic, config, conversations, memories, switch, past, files, reminders)
     control = MemoryControl(
         memories, switch, UndoLog(sessionmaker), on_change=conversations.refresh_memory_block
     )
@@ -129,6 +144,7 @@ def build_services(
         conversations=conversations,
         memories=memories,
         memory_control=control,
+        reminders=reminders,
     )
 
 
@@ -140,6 +156,11 @@ async def post_init(application: Application) -> None:
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
     application.bot_data["recovery"] = asyncio.create_task(answer_unanswered(application))
+    services: Services = application.bot_data["services"]
+    reminders = services.reminders
+    outlet = TelegramOutlet(application)
+    due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm)
+    application.bot_data["due_loop"] = asyncio.create_task(due_loop.run())
     if settings.conversation_retention_days:
         application.job_queue.run_repeating(
             forget_old_conversations, interval=RETENTION_INTERVAL, first=RETENTION_FIRST_RUN
@@ -161,6 +182,10 @@ async def post_shutdown(application: Application) -> None:
     remove_stop_signals()
     # An album still being collected is stored; it is answered after the restart.
     albums_of(application).cancel()
+    due_loop = application.bot_data.get("due_loop")
+    if due_loop is not None:
+        due_loop.cancel()
+        await asyncio.wait({due_loop}, timeout=RECOVERY_WAIT_SECONDS)
     recovery = application.bot_data.get("recovery")
     if recovery is not None:
         # Cancelling it mid-query can strand a database connection; it is short, so wait.
@@ -188,6 +213,11 @@ def add_handlers(application: Application, clock: Clock = time.monotonic) -> Non
     application.add_handler(CommandHandler("help", handlers.help_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("new", handlers.new_conversation, NEW_MESSAGES))
     application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))
+    application.add_handler(CommandHandler("reminders", reminders_command, NEW_MESSAGES))
+    application.add_handler(CommandHandler("timezone", timezone_command, NEW_MESSAGES))
+    application.add_handler(
+        CallbackQueryHandler(on_reminder_button, pattern=REMINDER_CALLBACK_PATTERN)
+    )
     # Malformed data in our namespaces, or from an older version of the bot, is a stale button.
     application.add_handler(CallbackQueryHandler(on_button, pattern=CALLBACK_PATTERN))
     new_messages = NEW_MESSAGES & ADDRESSED_TO_BOT
@@ -210,6 +240,7 @@ def build_application(
     *,
     max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
     clock: Clock = time.monotonic,
+    reminder_clock: ReminderClock | None = None,
 ) -> Application:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
@@ -225,6 +256,8 @@ def build_application(
         .build()
     )
     files = build_files(settings, TelegramFiles(application.bot))
-    application.bot_data["services"] = build_services(settings, files)
+    application.bot_data["services"] = build_services(
+        settings, files, reminder_clock=reminder_clock
+    )
     add_handlers(application, clock)
     return application

@@ -1,16 +1,16 @@
 """The reminder tools the model may call: the model's words go in, the code resolves times."""
 
+import asyncio
 import logging
 import zoneinfo
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.reminders import texts
+from bot.reminders.due import Clock, SystemClock
 from bot.reminders.models import MAX_TEXT
 from bot.reminders.records import Place, ReminderLimit, ReminderNotFound
 from bot.reminders.store import ReminderStore
@@ -120,18 +120,12 @@ class ReminderTools:
 
     names = frozenset(tool.name for tool in REMINDER_TOOLS)
 
-    def __init__(
-        self,
-        store: ReminderStore,
-        *,
-        max_active: int,
-        clock: Callable[[], datetime],
-        on_change: Callable[[], None] = lambda: None,
-    ):
-        self._store = store
+    def __init__(self, store: ReminderStore, max_active: int, clock: Clock | None = None):
+        self.store = store
+        self.clock = clock or SystemClock()
+        # Set when a reminder changes in this process: the due loop looks again at once.
+        self.alarm = asyncio.Event()
         self._max_active = max_active
-        self._clock = clock
-        self._on_change = on_change
 
     @staticmethod
     def definitions() -> list[dict[str, Any]]:
@@ -152,7 +146,7 @@ class ReminderTools:
         except SQLAlchemyError:
             logger.exception("reminder tool %s failed in the database", name)
             return ToolOutcome(texts.DATABASE_ERROR, is_error=True)
-        self._on_change()
+        self.alarm.set()
         return ToolOutcome(content)
 
     async def _zone(self, owner_id: int, named: str | None) -> zoneinfo.ZoneInfo:
@@ -161,14 +155,14 @@ class ReminderTools:
             if (zone := find_zone(named)) is None:
                 raise ValueError(texts.unknown_zone(named))
             return zone
-        own = await self._store.zone_of(owner_id)
+        own = await self.store.zone_of(owner_id)
         if own is None:
             raise ValueError(texts.ZONE_UNKNOWN)
         return zoneinfo.ZoneInfo(own)
 
     async def _create_reminder(self, place: Place, args: CreateArgs) -> str:
         zone = await self._zone(place.owner_id, args.timezone)
-        now = self._clock()
+        now = self.clock.now()
         schedule = resolve(
             at_local=args.at_local, in_duration=args.in_duration, zone=zone, now=now,
             rule=args.rrule, until=args.until, count=args.count,
@@ -176,17 +170,17 @@ class ReminderTools:
         text = clean_text(args.text).strip()
         if not text:
             raise ValueError("text is empty once control characters are removed")
-        reminder = await self._store.create(
+        reminder = await self.store.create(
             place, text, schedule, check_in=args.check_in, limit=self._max_active
         )
         return texts.created(reminder, now)
 
     async def _list_reminders(self, place: Place, args: NoArgs) -> str:
-        reminders = await self._store.upcoming(place.owner_id, limit=50)
-        return texts.listing(reminders, self._clock())
+        reminders = await self.store.upcoming(place.owner_id, limit=50)
+        return texts.listing(reminders, self.clock.now())
 
     async def _update_reminder(self, place: Place, args: UpdateArgs) -> str:
-        current = await self._store.get(place.owner_id, args.reminder_id)
+        current = await self.store.get(place.owner_id, args.reminder_id)
         text = clean_text(args.text).strip() if args.text is not None else None
         timing = (args.at_local, args.in_duration, args.timezone, args.rrule, args.until,
                   args.count)  # fmt: skip
@@ -196,8 +190,8 @@ class ReminderTools:
             schedule = current.schedule
         else:
             schedule = await self._new_schedule(place, current.schedule, args)
-        now = self._clock()
-        reminder = await self._store.reschedule(place.owner_id, current.id, schedule, text)
+        now = self.clock.now()
+        reminder = await self.store.reschedule(place.owner_id, current.id, schedule, text)
         return texts.updated(reminder, now)
 
     async def _new_schedule(self, place: Place, current: Schedule, args: UpdateArgs) -> Schedule:
@@ -210,17 +204,19 @@ class ReminderTools:
         if at_local is None and in_duration is None:
             at_local = current.start.isoformat(timespec="minutes")
         return resolve(
-            at_local=at_local, in_duration=in_duration, zone=zone, now=self._clock(),
+            at_local=at_local, in_duration=in_duration, zone=zone, now=self.clock.now(),
             rule=rule, until=args.until, count=args.count,
         )  # fmt: skip
 
     async def _cancel_reminder(self, place: Place, args: IdArgs) -> str:
-        reminder = await self._store.cancel(place.owner_id, args.reminder_id)
+        reminder = await self.store.cancel(place.owner_id, args.reminder_id)
         return f"Cancelled reminder {reminder.id}: {reminder.text!r}."
 
     async def _set_timezone(self, place: Place, args: ZoneArgs) -> str:
         zone = find_zone(args.timezone)
         if zone is None:
             raise ValueError(texts.unknown_zone(args.timezone))
-        await self._store.set_zone(place.owner_id, str(zone))
-        return f"Time zone set to {zone}; it is now {texts.clock_time(self._clock(), zone)} there."
+        await self.store.set_zone(place.owner_id, str(zone))
+        return (
+            f"Time zone set to {zone}; it is now {texts.clock_time(self.clock.now(), zone)} there."
+        )

@@ -9,6 +9,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
 from bot.conversations.store import ConversationStore
+from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram.drafts import Drafts
 from memory.control import MemoryControl
@@ -26,6 +27,7 @@ class Services:
     conversations: ConversationStore
     memories: MemoryStore
     memory_control: MemoryControl
+    reminders: ReminderTools
     # Which chats see drafts; it remembers refusals, so there is one per process.
     drafts: Drafts = field(init=False)
 

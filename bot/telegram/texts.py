@@ -42,6 +42,8 @@ COMMANDS = (
     ("help", "Commands, with examples"),
     ("new", "Start a new conversation"),
     ("memory", "What I remember (also: search, pin, history, restore, clear, export, off)"),
+    ("reminders", "Your next reminders, with Cancel buttons"),
+    ("timezone", "Show or set your time zone: /timezone Berlin"),
 )
 
 NEW_CONVERSATION = "Started a new conversation. I still remember what's in /memory."

@@ -244,6 +244,7 @@ class FakeTelegram(UserSide):
                 "getWebhookInfo": self._get_webhook_info,
                 "sendMessage": self._send_message,
                 "editMessageText": self._edit_message_text,
+                "editMessageReplyMarkup": self._edit_message_reply_markup,
                 "sendChatAction": self._send_chat_action,
                 "setMyCommands": self._set_my_commands,
                 "getMyCommands": self._get_my_commands,
@@ -670,6 +671,25 @@ class FakeTelegram(UserSide):
         message = {k: v for k, v in old.items() if k not in ("text", "entities", "reply_markup")}
         message.update({k: v for k, v in (("entities", entities), ("reply_markup", markup)) if v})
         message.update(text=text, edit_date=int(time.time()))
+        self._store(message)
+        self.edits.append({**params, "result": message})
+        return message
+
+    def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any]:
+        markup = check_reply_markup(params.get("reply_markup"))
+        self._target_chat(params.get("chat_id"))
+        old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
+        if old is None:
+            raise _bad("message to edit not found")
+        if old["from"]["id"] != self.bot_id:
+            raise _bad("message can't be edited")
+        if old.get("reply_markup") == markup:
+            raise _bad(
+                "message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message"
+            )
+        message = {k: v for k, v in old.items() if k != "reply_markup"}
+        message.update({"reply_markup": markup} if markup else {}, edit_date=int(time.time()))
         self._store(message)
         self.edits.append({**params, "result": message})
         return message

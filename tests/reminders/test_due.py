@@ -19,35 +19,11 @@ from bot.reminders.records import (
 from bot.reminders.store import ReminderStore
 from bot.reminders.timing import resolve
 from memory.db import create_engine, create_sessionmaker
+from tests.reminders.clock import FakeClock
 
 BERLIN = ZoneInfo("Europe/Berlin")
 T0 = datetime(2026, 11, 24, 8, 0, tzinfo=UTC)
 ANN = Place(owner_id=111, chat_id=111)
-
-
-class FakeClock:
-    """A clock the test moves; waits end when it passes their moment or they are woken."""
-
-    def __init__(self, now: datetime):
-        self._now = now
-        self._moved = asyncio.Event()
-
-    def now(self) -> datetime:
-        return self._now
-
-    def advance(self, delta: timedelta) -> None:
-        self._now += delta
-        self._moved.set()
-        self._moved = asyncio.Event()
-
-    async def wait(self, until: datetime, wake: asyncio.Event) -> None:
-        while self._now < until and not wake.is_set():
-            moved, woken = (
-                asyncio.ensure_future(self._moved.wait()),
-                asyncio.ensure_future(wake.wait()),
-            )
-            await asyncio.wait({moved, woken}, return_when=asyncio.FIRST_COMPLETED)
-            moved.cancel(), woken.cancel()
 
 
 class RecordingOutlet:

@@ -1,0 +1,123 @@
+"""Reminders end to end: the real bot against the fake Bot API and Messages API, both engines."""
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.buttons import button, buttons, last_answer, press, sent_to
+from tests.fakes.anthropic_server import text, tool_use
+from tests.harness import FRIEND, OWNER
+from tests.reminders.clock import FakeClock
+
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)  # 13:00 in Berlin
+
+
+@pytest.fixture
+async def bot(start_bot):
+    clock = FakeClock(NOW)
+    harness = await start_bot(app_options={"reminder_clock": clock})
+    harness.clock = clock
+    return harness
+
+
+async def fired(harness, chat_id: int, words: str, since: int) -> dict:
+    """Wait until the bot sends a reminder with these words to the chat; return it."""
+    async with asyncio.timeout(5):
+        while True:
+            found = [m for m in sent_to(harness, chat_id, since) if words in m["text"]]
+            if found:
+                return found[-1]
+            await asyncio.sleep(0.01)
+
+
+async def set_bread_reminder(bot) -> str:
+    """Set the zone, then have the model set 'take the bread out' in 20 minutes."""
+    assert "Europe/Berlin" in (await bot.say(OWNER, "/timezone Berlin"))[0]
+    bot.model.script(
+        tool_use("create_reminder", {"text": "take the bread out", "in_duration": "PT20M"}),
+        text("I'll remind you at 13:20."),
+    )
+    await bot.say(OWNER, "in 20 minutes remind me to take the bread out")
+    [result] = [
+        b for b in bot.model.requests[-1]["messages"][-1]["content"] if b["type"] == "tool_result"
+    ]
+    return result["content"]
+
+
+async def test_a_reminder_set_in_words_fires_once_on_time_with_its_buttons(bot):
+    result = await set_bread_reminder(bot)
+    assert "Tue 24 Nov, 13:20 (Europe/Berlin), in 20 minutes" in result
+    calls = len(bot.model.requests)
+    since = len(bot.tg.sent)
+    bot.clock.advance(timedelta(minutes=19))
+    await asyncio.sleep(0.1)
+    assert sent_to(bot, OWNER, since) == []
+    bot.clock.advance(timedelta(minutes=1))
+    message = await fired(bot, OWNER, "take the bread out", since)
+    assert message["text"] == "⏰ take the bread out"
+    assert [label for label, _ in buttons(message)] == ["Done", "+10 min", "+1 hour", "Tomorrow"]
+    # A plain reminder never calls the model.
+    assert len(bot.model.requests) == calls
+    bot.clock.advance(timedelta(minutes=5))
+    await asyncio.sleep(0.1)
+    assert len([m for m in sent_to(bot, OWNER, since) if "bread" in m["text"]]) == 1
+
+    # The fired reminder is the bot's turn: "move it" in reply has its context.
+    bot.model.script(text("Sure."))
+    await bot.say(OWNER, "thanks, done")
+    history = bot.model.requests[-1]["messages"]
+    said = [b.get("text", "") for m in history if m["role"] == "assistant" for b in m["content"]]
+    assert "Reminder: take the bread out" in said
+
+
+async def test_snooze_fires_again_and_cancel_from_the_list(bot):
+    await set_bread_reminder(bot)
+    since = len(bot.tg.sent)
+    bot.clock.advance(timedelta(minutes=20))
+    message = await fired(bot, OWNER, "take the bread out", since)
+    await press(bot, message, button(message, "+10 min"))
+    assert last_answer(bot)["text"].startswith("Again Tue 24 Nov, 13:30")
+    assert buttons(bot.tg.message(OWNER, message["message_id"])) == []
+    since = len(bot.tg.sent)
+    bot.clock.advance(timedelta(minutes=10))
+    await fired(bot, OWNER, "take the bread out", since)
+
+    listing = (await bot.say(OWNER, "/reminders"))[0]
+    assert "take the bread out" in listing
+    page = sent_to(bot, OWNER)[-1]
+    await press(bot, page, button(page, "Cancel: take the bread out"))
+    assert last_answer(bot)["text"] == "Cancelled."
+    assert "No reminders" in bot.tg.message(OWNER, page["message_id"])["text"]
+
+
+async def test_without_a_zone_the_model_is_told_to_ask_for_the_city(bot):
+    bot.model.script(
+        tool_use("create_reminder", {"text": "call Sarah", "at_local": "2026-11-27T09:00"}),
+        text("Which city are you in?"),
+    )
+    await bot.say(OWNER, "remind me on Friday at 9 to call Sarah")
+    [result] = [
+        b for b in bot.model.requests[-1]["messages"][-1]["content"] if b["type"] == "tool_result"
+    ]
+    assert result["is_error"] and "which city" in result["content"]
+    assert await bot.services.reminders.store.upcoming(OWNER, 10) == []
+
+
+async def test_another_owners_buttons_and_ids_change_nothing(bot):
+    await set_bread_reminder(bot)
+    [mine] = await bot.services.reminders.store.upcoming(OWNER, 10)
+    # A forged Cancel from another allowed user's private chat: not found, nothing changes.
+    forged = {"message_id": 1, "chat": {"id": FRIEND, "type": "private"}, "date": 0, "text": "x"}
+    await press(bot, forged, f"r:c:{mine.id}:1", FRIEND, as_is=True)
+    assert last_answer(bot)["text"] == "That reminder is gone."
+    bot.model.script(tool_use("cancel_reminder", {"reminder_id": mine.id}), text("Hm."))
+    await bot.say(FRIEND, "cancel reminder")
+    assert (await bot.services.reminders.store.get(OWNER, mine.id)).state == "active"
+
+
+async def test_timezone_command_shows_sets_and_refuses_unknown_places(bot):
+    assert "don't know your time zone" in (await bot.say(OWNER, "/timezone"))[0]
+    assert "don't know the time zone" in (await bot.say(OWNER, "/timezone Atlantis"))[0]
+    answer = (await bot.say(OWNER, "/timezone new york"))[0]
+    assert "America/New_York" in answer and "07:00" in answer
