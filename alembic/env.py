@@ -6,7 +6,7 @@ import os
 
 from sqlalchemy.engine import Connection
 
-import bot.conversations.models  # noqa: F401  (registers the bot's tables on the shared metadata)
+import bot.conversations.models
 import bot.reminders.models  # noqa: F401
 from alembic import context
 from bot.migrations import check_foreign_keys, migration_lock, require_foreign_keys_off

@@ -7,6 +7,7 @@ import hashlib
 import json
 
 from evals.transcript import Exchange
+from memory.tools import MEMORY_TOOLS
 
 
 def fingerprint(request: dict) -> str:
@@ -25,8 +26,10 @@ def fingerprint(request: dict) -> str:
 def first_fingerprint(exchanges: list[Exchange]) -> str | None:
     """Return the fingerprint of the first agent request that offered tools.
 
-    Requests with memory off offer none, so one is used only when no request offered tools.
+    Requests with memory off offer no memory tools (reminder tools only), so one is used only
+    when no request offered memory tools.
     """
     agent = [e for e in exchanges if not e.is_summary]
-    chosen = next((e for e in agent if e.tool_names), agent[0] if agent else None)
+    memory = {tool.name for tool in MEMORY_TOOLS}
+    chosen = next((e for e in agent if memory & set(e.tool_names)), agent[0] if agent else None)
     return fingerprint(chosen.request) if chosen else None

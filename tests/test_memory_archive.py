@@ -192,10 +192,10 @@ async def test_a_save_that_archives_says_so_in_the_notice(small_harness):
 async def test_memory_off_hides_the_search_tools(harness):
     harness.model.default = text("ok")
     await harness.say(OWNER, "hello")
-    assert harness.model.tool_names() == TOOL_NAMES
+    assert harness.model.tool_names()[: len(TOOL_NAMES)] == TOOL_NAMES
     await harness.say(OWNER, "/memory off")
     await harness.say(OWNER, "hello again")
-    assert harness.model.tool_names() == []
+    assert not set(harness.model.tool_names()) & set(TOOL_NAMES)
 
 
 async def test_a_phrase_from_three_conversations_ago_is_found_with_its_date(harness):

@@ -1,6 +1,7 @@
 """/memory off and on: the state each owner's conversations see."""
 
 from bot.agent.instructions import MEMORY_OFF_NOTE
+from bot.reminders.tools import ReminderTools
 from memory.categories import Category
 from tests.fakes.anthropic_server import text
 from tests.harness import FRIEND, OWNER
@@ -35,7 +36,8 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
     await harness.say(OWNER, "/memory off")
     await harness.say(OWNER, "what do I like?")
     request = harness.model.requests[-1]
-    assert "tools" not in request
+    # Reminders are not memory: only their tools are offered.
+    assert [t["name"] for t in request["tools"]] == [t["name"] for t in ReminderTools.definitions()]
     assert "Your Memory" not in str(request["system"]) and tea.id not in str(request)
     assert MEMORY_OFF_NOTE in str(request["system"])
 
@@ -48,5 +50,6 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
         "forget_memory",
         "search_memory",
         "search_conversations",
+        *(t["name"] for t in ReminderTools.definitions()),
     ]
     assert tea.id in harness.system_block()

@@ -4,7 +4,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-import bot.conversations.models  # noqa: F401
+import bot.conversations.models
 import bot.reminders.models  # noqa: F401
 from memory.models import Base, is_search_object
 

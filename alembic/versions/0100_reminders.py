@@ -41,9 +41,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.CheckConstraint(f"state IN ({STATES})", name=op.f("ck_reminders_state")),
-        sa.CheckConstraint(
-            "length(text) BETWEEN 1 AND 500", name=op.f("ck_reminders_text_length")
-        ),
+        sa.CheckConstraint("length(text) BETWEEN 1 AND 500", name=op.f("ck_reminders_text_length")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_reminders")),
     )
     op.create_index("ix_reminders_due", "reminders", ["state", "next_fire_at"])

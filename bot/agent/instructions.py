@@ -86,8 +86,9 @@ the call once if you can, else tell the user briefly.
 # With memory off the block and the tools are left out, and the instructions above would
 # mislead the model; this comes after them, so the cached instructions stay the same.
 MEMORY_OFF_NOTE = (
-    "Memory is off for this chat: you have no memory block and no tools, so you can neither "
-    "save nor search memories or past conversations, and nothing you are told is saved. "
+    "Memory is off for this chat: you have no memory block and no memory tools, so you can "
+    "neither save nor search memories or past conversations, and nothing you are told is "
+    "saved to memory. Reminders still work. "
     "Earlier tool calls in the history are only a record. If the user asks you to remember "
     "something, say memory is off and /memory on turns it back on."
 )

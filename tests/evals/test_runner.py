@@ -77,7 +77,7 @@ async def test_the_hash_is_of_the_instructions_and_tools_as_sent_and_changes_wit
     fake.default = saying("OK")
     cases = select(["explicit_save", "memory_off"])
     first = await run(cases, options)
-    offered = [r for r in fake.requests if "tools" in r]
+    offered = [r for r in fake.requests if "add_to_memory" in str(r.get("tools"))]
     assert len(offered) == 1 and len(fake.requests) == 2
     assert first.fingerprint == fingerprint(offered[0])  # as the server received it
     again = await run(list(reversed(cases)), options)

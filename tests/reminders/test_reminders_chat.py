@@ -81,14 +81,19 @@ async def test_snooze_fires_again_and_cancel_from_the_list(bot):
     assert buttons(bot.tg.message(OWNER, message["message_id"])) == []
     since = len(bot.tg.sent)
     bot.clock.advance(timedelta(minutes=10))
-    await fired(bot, OWNER, "take the bread out", since)
+    again = await fired(bot, OWNER, "take the bread out", since)
+    await press(bot, again, button(again, "+1 hour"))
 
     listing = (await bot.say(OWNER, "/reminders"))[0]
-    assert "take the bread out" in listing
+    assert "take the bread out" in listing and "Tue 24 Nov, 14:30" in listing
     page = sent_to(bot, OWNER)[-1]
     await press(bot, page, button(page, "Cancel: take the bread out"))
     assert last_answer(bot)["text"] == "Cancelled."
     assert "No reminders" in bot.tg.message(OWNER, page["message_id"])["text"]
+    since = len(bot.tg.sent)
+    bot.clock.advance(timedelta(hours=2))
+    await asyncio.sleep(0.1)
+    assert sent_to(bot, OWNER, since) == []
 
 
 async def test_without_a_zone_the_model_is_told_to_ask_for_the_city(bot):
