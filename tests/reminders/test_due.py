@@ -75,7 +75,7 @@ async def test_the_loop_wakes_at_the_next_due_time_and_when_told(reminders):
     await add(reminders, T0, in_duration="PT1M")
     task = asyncio.create_task(loop.run())
     try:
-        await asyncio.sleep(0.05)  # let it go to sleep until the reminder is due
+        await clock.settled()  # asleep until the reminder is due
         assert outlet.fired == []
         clock.advance(timedelta(minutes=1))
         await asyncio.wait_for(outlet.arrived.wait(), 5)
