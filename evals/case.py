@@ -60,6 +60,7 @@ class Case:
     memory_token_budget: int | None = None  # None: the bot's default
     judged: tuple[Judged, ...] = ()
     requires_tools: tuple[str, ...] = ()  # skipped, not failed, while the bot lacks one
+    zone_known: bool = True  # the owner's time zone (now's) is set before the trial
 
     @property
     def group(self) -> bool:

@@ -1,5 +1,8 @@
 """Play one trial of a case through the bot's real services, and record what happened."""
 
+import asyncio
+from datetime import datetime
+
 from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.attachments import FileUnavailable
@@ -43,15 +46,34 @@ class NoFiles:
         raise FileUnavailable(file_id)
 
 
+class CaseClock:
+    """The case's fixed time, for the reminder tools (a trial runs no due loop)."""
+
+    def __init__(self, now: datetime):
+        self._now = now
+
+    def now(self) -> datetime:
+        """Return the case's time."""
+        return self._now
+
+    async def wait(self, until: datetime, wake: asyncio.Event) -> None:
+        """Return at once: nothing waits on a case's clock."""
+
+
 async def run_trial(
     case: Case, settings: Settings, http_client: DefaultAsyncHttpxClient
 ) -> Transcript:
     """Run the case once on the database the settings name, through the run's HTTP client."""
     files = build_files(settings, NoFiles())
-    services = build_services(settings, files, clock=lambda: case.now, http_client=http_client)
+    services = build_services(
+        settings, files, clock=lambda: case.now, http_client=http_client,
+        reminder_clock=CaseClock(case.now),
+    )  # fmt: skip
     try:
         with Recorder().active() as recorder:
             seeds = await seed_memories(services.memories, case)
+            if case.zone_known:
+                await services.reminders.store.set_zone(case.owner_id, str(case.now.tzinfo))
             if not case.memory_on:
                 await services.memory_control.set_enabled(case.owner_id, False)
             replies, error = await _play(services, case, recorder)

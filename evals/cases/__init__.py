@@ -8,9 +8,15 @@ theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and m
 import fnmatch
 
 from evals.case import Case
-from evals.cases import changes, context, not_saved, spec
+from evals.cases import changes, context, not_saved, reminders, spec
 
-CASES: tuple[Case, ...] = (*spec.CASES, *not_saved.CASES, *changes.CASES, *context.CASES)
+CASES: tuple[Case, ...] = (
+    *spec.CASES,
+    *not_saved.CASES,
+    *changes.CASES,
+    *context.CASES,
+    *reminders.CASES,
+)
 
 
 class UnknownCase(ValueError):

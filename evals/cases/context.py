@@ -165,7 +165,7 @@ CASES = (
     ),
     Case(
         name="memory_off",
-        about="With /memory off: no tools offered; asked to remember, says memory is off.",
+        about="With /memory off: no memory tools offered; asked to remember, says memory is off.",
         must_pass=True,
         memory_on=False,
         seeds=(Seed("tea", "The user drinks green tea, no sugar", Category.PREFERENCE),),

@@ -36,6 +36,8 @@ class Called:
     content: str | None = None
     memory_id: str | None = None
     query: str | None = None
+    # Other arguments (a reminder's), each a regex its value as text must match.
+    arguments: tuple[tuple[str, str], ...] = ()
     note: str = ""
 
     @property
@@ -46,6 +48,7 @@ class Called:
             "content~": self.content,
             "memory_id": self.memory_id,
             "query~": self.query,
+            **{f"{name}~": pattern for name, pattern in self.arguments},
         }
         shown = ", ".join(f"{k}={v}" for k, v in predicates.items() if v is not None)
         arguments = f"({shown})" if shown else ""
@@ -62,6 +65,8 @@ class Called:
         if self.content and not search(self.content, str(args.get("content", ""))):
             return False
         if self.query and not search(self.query, str(args.get("query", ""))):
+            return False
+        if any(not search(pattern, str(args.get(name, ""))) for name, pattern in self.arguments):
             return False
         if self.memory_id is None:
             return True

@@ -8,28 +8,33 @@ from dataclasses import dataclass
 
 from evals.rules.base import turn_number
 from evals.transcript import Transcript
+from memory.tools import MEMORY_TOOLS
 
 
 @dataclass(frozen=True)
 class ToolsOffered:
-    """Every agent request offered tools (offered=True), or none did (offered=False)."""
+    """Every agent request offered the memory tools (offered=True), or none did (False).
+
+    Reminder tools are offered with memory off too, so only the memory tools count.
+    """
 
     offered: bool
     note: str = ""
 
     @property
     def label(self) -> str:
-        return self.note or ("tools offered" if self.offered else "no tools offered")
+        return self.note or ("memory tools offered" if self.offered else "no memory tools offered")
 
     def check(self, transcript: Transcript) -> str | None:
         requests = transcript.agent_exchanges
         if not requests:
             return "no agent request was made"
-        offering = [e for e in requests if e.tool_names]
+        memory = {tool.name for tool in MEMORY_TOOLS}
+        offering = [e for e in requests if memory & set(e.tool_names)]
         if self.offered and len(offering) < len(requests):
-            return f"{len(requests) - len(offering)} request(s) offered no tools"
+            return f"{len(requests) - len(offering)} request(s) offered no memory tools"
         if not self.offered and offering:
-            return f"offered: {', '.join(offering[0].tool_names)}"
+            return f"offered: {', '.join(sorted(memory & set(offering[0].tool_names)))}"
         return None
 
 

@@ -68,6 +68,57 @@ IDEAL = {
         after_tool="Noted where the Wi-Fi password is.",
     ),
     "one_off_feeling": chat([("tired", text("Sorry to hear that. Go easy on yourself today."))]),
+    "reminder_in_twenty_minutes": chat(
+        [
+            (
+                "20 minutes",
+                tool_use("create_reminder", {"text": "take the bread out", "in_duration": "PT20M"}),
+            )
+        ],
+        after_tool="Set for 09:50 today.",
+    ),
+    "reminder_on_friday": chat(
+        [
+            (
+                "Friday",
+                tool_use("create_reminder", {"text": "call Sarah", "at_local": "2026-03-13T09:00"}),
+            )
+        ],
+        after_tool="Set for Fri 13 Mar, 09:00.",
+    ),
+    "reminder_every_weekday": chat(
+        [
+            (
+                "weekday",
+                tool_use(
+                    "create_reminder",
+                    {
+                        "text": "stand up and stretch",
+                        "at_local": "2026-03-12T08:30",
+                        "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+                    },
+                ),
+            )
+        ],
+        after_tool="Set for 08:30 every weekday, from Thursday.",
+    ),
+    "reminder_zone_unknown": chat(
+        [("dentist", text("Which city are you in, so I set it in your time zone?"))]
+    ),
+    "reminder_moved_and_cancelled": chat(
+        [
+            (
+                "3 pm",
+                tool_use("create_reminder", {"text": "call Sarah", "at_local": "2026-03-11T15:00"}),
+            ),
+            (
+                "5 pm",
+                tool_use("update_reminder", {"reminder_id": 1, "at_local": "2026-03-11T17:00"}),
+            ),
+            ("cancel", tool_use("cancel_reminder", {"reminder_id": 1})),
+        ],
+        after_tool="Done.",
+    ),
     "messaging_others_not_claimed": chat(
         [("my sister", text("I can't message other people; a quick text from you will do it."))]
     ),

@@ -33,7 +33,7 @@ async def test_without_a_key_it_says_so_in_one_line_and_exits_0_without_a_reques
 async def test_list_shows_every_case_and_marks_the_must_pass_ones(capsys):
     assert await main_async(["--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(CASES) == 32
+    assert len(lines) == len(CASES) == 37
     assert lines[0].startswith("must boss_asks_first") and "wifi_pointer" in lines[8]
 
 

@@ -58,6 +58,10 @@ class Config:
     stream_tokens: int = 400
     stream_first_delay: float = 1.0
     stream_duration: float = 8.0
+    # 12. reminders: active rows for the due query, its runs, and reminders fired at once
+    reminder_rows: int = 10000
+    reminder_queries: int = 200
+    reminder_fires: int = 60
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about three minutes."""
@@ -114,6 +118,9 @@ class Config:
             stream_tokens=60,
             stream_first_delay=0.3,
             stream_duration=1.2,
+            reminder_rows=50,
+            reminder_queries=5,
+            reminder_fires=3,
         )
 
 

@@ -28,6 +28,7 @@ from tests.perf import (
     bench_overhead,
     bench_process,
     bench_prompt,
+    bench_reminders,
     bench_sql,
     bench_streaming,
 )
@@ -48,6 +49,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "archive": bench_archive.run,
     "files": bench_files.run,
     "streaming": bench_streaming.run,
+    "reminders": bench_reminders.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}

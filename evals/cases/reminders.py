@@ -1,0 +1,64 @@
+"""Reminders: the model passes the user's words, never a computed time, and says what was set."""
+
+from evals.case import Case, said
+from evals.rules import Called, NotCalled, Says
+
+# "Friday" from Wednesday 11 March 2026, 09:30 in Berlin (the cases' default now).
+FRIDAY_NINE = r"^2026-03-13T09:00(:00)?$"
+ALL_WEEKDAYS = r"BYDAY=(?=[A-Z,]*MO)(?=[A-Z,]*TU)(?=[A-Z,]*WE)(?=[A-Z,]*TH)(?=[A-Z,]*FR)"
+CITY = r"\b(city|time ?zone|where (are|do) you)\b"
+
+CASES: tuple[Case, ...] = (
+    Case(
+        name="reminder_in_twenty_minutes",
+        about='"In 20 minutes": a duration (PT20M), never a timestamp the model worked out.',
+        turns=said("In 20 minutes remind me to take the bread out."),
+        rules=(
+            Called("create_reminder", arguments=(("in_duration", r"^PT20M$"),),
+                   note="passes PT20M as in_duration"),
+            NotCalled("add_to_memory", note="a reminder is not a memory"),
+            Says(r"09:50", note="says the time the tool resolved"),
+        ),
+    ),
+    Case(
+        name="reminder_on_friday",
+        about='"On Friday at 9": the wall time of the coming Friday, resolved by the bot.',
+        turns=said("Remind me on Friday at 9 to call Sarah."),
+        rules=(
+            Called("create_reminder", arguments=(("at_local", FRIDAY_NINE),),
+                   note="passes Friday 09:00 as a local wall time"),
+            Says(r"\bFri", note="says back the day it understood"),
+        ),
+    ),
+    Case(
+        name="reminder_every_weekday",
+        about='"Every weekday at 8:30": one weekly rule on Monday to Friday.',
+        turns=said("Every weekday at 8:30 remind me to stand up and stretch."),
+        rules=(
+            Called("create_reminder", arguments=(("rrule", ALL_WEEKDAYS), ("at_local", "T08:30")),
+                   note="a weekly rule by day, Monday to Friday, at 08:30"),
+        ),
+    ),
+    Case(
+        name="reminder_zone_unknown",
+        about="The user's zone is not known: it asks for their city, never assumes the server's.",
+        turns=said("Remind me tomorrow at 9 to call the dentist."),
+        zone_known=False,
+        rules=(Says(CITY, note="asks for the user's city or zone"),),
+    ),
+    Case(
+        name="reminder_moved_and_cancelled",
+        about="Moving and cancelling by words use the reminder's id, and change nothing else.",
+        turns=said(
+            "Remind me today at 3 pm to call Sarah.",
+            "Actually make it 5 pm.",
+            "Never mind, cancel the Sarah one.",
+        ),
+        rules=(
+            Called("update_reminder", turn=2, arguments=(("at_local", "T17:00"),),
+                   note="moves it to 17:00"),
+            Called("cancel_reminder", turn=3, note="cancels it"),
+            NotCalled("create_reminder", turn=2, note="does not set a second one"),
+        ),
+    ),
+)  # fmt: skip
