@@ -130,7 +130,7 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "owner_id": -1001},
         ],
     },
-    "0100": {
+    "0007": {
         "reminders": [
             {"id": 1, "owner_id": 111, "chat_id": 111, "thread_id": None, "text": "call Sarah",
              "check_in": False, "zone": "Europe/Berlin", "start_local": LATER.replace(tzinfo=None),

@@ -1,6 +1,6 @@
 """Reminders, their fires (one per scheduled instant) and each owner's time zone.
 
-Revision ID: 0100
+Revision ID: 0007
 Revises: 0006
 Create Date: 2026-11-24 02:00:00.000000
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision: str = "0100"
+revision: str = "0007"
 down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
