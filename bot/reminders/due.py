@@ -123,6 +123,9 @@ class DueLoop:
                 await self.fire_due()
                 next_due = await self._store.next_due_at()
             except Exception:
+                # A driver may turn a cancellation into its own error: a stop still stops.
+                if _stopping():
+                    raise
                 # A database outage must not end reminders for good: try again shortly.
                 logger.exception("could not fire due reminders; trying again in a minute")
                 next_due = self._clock.now() + timedelta(minutes=1)
@@ -148,6 +151,8 @@ class DueLoop:
         try:
             delivery = await self._outlet.fire(claim, late)
         except Exception:
+            if _stopping():
+                raise
             logger.exception("could not send reminder %s", claim.reminder.id)
             delivery = Delivery(FireOutcome.FAILED)
         await self._store.record(claim.fire_id, delivery.outcome, delivery.message_id)
@@ -164,7 +169,15 @@ class DueLoop:
             try:
                 await self._outlet.tell_missed(reminders)
             except Exception:
+                if _stopping():
+                    raise
                 logger.exception("could not tell a chat about missed reminders")
+
+
+def _stopping() -> bool:
+    """Tell whether the running task is being cancelled (the bot is stopping)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _sends(claim: Claim) -> bool:

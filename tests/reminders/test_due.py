@@ -88,6 +88,7 @@ async def test_the_loop_wakes_at_the_next_due_time_and_when_told(reminders):
         assert len(outlet.fired) == 2
     finally:
         task.cancel()
+        await asyncio.wait({task}, timeout=5)
 
 
 async def test_two_processes_on_one_database_never_send_the_same_instant(database_url):
@@ -195,3 +196,24 @@ async def test_the_cap_on_active_reminders(reminders):
     first = (await reminders.upcoming(ANN.owner_id, 1))[0]
     await reminders.cancel(ANN.owner_id, first.id)
     await reminders.create(ANN, "x", schedule, check_in=False, limit=3)
+
+
+class ConvertingOutlet(RecordingOutlet):
+    """Blocks while telling of missed ones; cancelled, raises its own error, as drivers may."""
+
+    async def tell_missed(self, missed: Sequence[ReminderRecord]) -> None:
+        self.arrived.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            raise ConnectionError("connection closed") from None
+
+
+async def test_a_stop_stops_the_loop_even_when_cancellation_comes_back_as_another_error(reminders):
+    await add(reminders, T0, in_duration="PT1M")
+    outlet = ConvertingOutlet()
+    task = asyncio.create_task(DueLoop(reminders, outlet, FakeClock(T0 + timedelta(days=2))).run())
+    await asyncio.wait_for(outlet.arrived.wait(), 5)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=5)
+    assert done == {task}, "the loop went on after it was cancelled"
