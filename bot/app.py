@@ -161,7 +161,8 @@ async def post_init(application: Application) -> None:
     outlet = TelegramOutlet(application)
     due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm)
     application.bot_data["due_loop"] = asyncio.create_task(due_loop.run())
-    if settings.conversation_retention_days:
+    if settings.conversation_retention_days and application.job_queue is not None:
+        # PTB's job-queue extra is a dependency, so the queue is always there.
         application.job_queue.run_repeating(
             forget_old_conversations, interval=RETENTION_INTERVAL, first=RETENTION_FIRST_RUN
         )

@@ -19,7 +19,7 @@ from memory.db import create_engine
 try:
     import fcntl
 except ImportError:  # Windows: a laptop there runs one bot, so nothing to serialize against.
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # checked before use
 
 ALEMBIC_INI = Path(__file__).resolve().parent.parent / "alembic.ini"
 # The pg_advisory_xact_lock key every upgrader of this schema takes ("membot" in ASCII).

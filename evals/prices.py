@@ -66,4 +66,5 @@ def parse_prices(text: str) -> Prices:
             f"--prices {text!r}: give four numbers, input,cache_write,cache_read,output "
             "(dollars per million tokens), such as 3,3.75,0.3,15"
         )
-    return Prices(*values, source="given with --prices")
+    given, cache_write, cache_read, output = values
+    return Prices(given, cache_write, cache_read, output, source="given with --prices")

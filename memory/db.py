@@ -3,11 +3,11 @@
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from sqlalchemy import event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
@@ -163,3 +163,9 @@ def create_engine(url: str | URL) -> AsyncEngine:
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker:
     """Return the session factory the stores use."""
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def affected(result: Result[Any]) -> int:
+    """Return how many rows an UPDATE or DELETE changed."""
+    # Session.execute is typed to return Result; for UPDATE and DELETE it is a CursorResult.
+    return cast(CursorResult[Any], result).rowcount

@@ -29,7 +29,7 @@ SEARCH_OBJECTS = ("agent_memory_search", "conversation_search", "search_document
 
 def is_search_object(name: str | None) -> bool:
     """Tell whether a table or column belongs to a full-text index, not to the models."""
-    return bool(name) and name.startswith(SEARCH_OBJECTS)
+    return name is not None and name.startswith(SEARCH_OBJECTS)
 
 
 # Named constraints keep migrations identical on SQLite and Postgres.

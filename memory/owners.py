@@ -3,6 +3,7 @@
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from memory.db import affected
 from memory.models import Memory, MemoryChangeRecord, OwnerSettings, StoredMemoryBlock
 from memory.queries import load_active_memories, lock_owner_memories
 from memory.search_index import index_items
@@ -29,7 +30,7 @@ async def move_owner(session: AsyncSession, old_id: int, new_id: int) -> int:
     )
     # The index marks rows with their owner: the moved ones carry the new id's mark now.
     await index_items(session, await load_active_memories(session, new_id))
-    return moved.rowcount
+    return affected(moved)
 
 
 async def _move_switch(session: AsyncSession, old_id: int, new_id: int) -> None:

@@ -186,4 +186,4 @@ async def load_items(
 async def count_active(session: AsyncSession, owner_id: int) -> int:
     """Return how many active memories the owner has."""
     query = select(func.count()).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))
-    return await session.scalar(query.select_from(Memory))
+    return await session.scalar(query.select_from(Memory)) or 0

@@ -91,12 +91,14 @@ async def unindex(session: AsyncSession, memory_ids: Collection[str]) -> None:
     if not memory_ids:
         return
     if await _dialect(session) == "sqlite":
-        rows = [{"rowid": id_number(memory_id)} for memory_id in memory_ids]
-        await session.execute(text("DELETE FROM agent_memory_search WHERE rowid = :rowid"), rows)
-    else:
-        rows = [{"memory_id": memory_id} for memory_id in memory_ids]
+        by_rowid = [{"rowid": id_number(memory_id)} for memory_id in memory_ids]
         await session.execute(
-            text("DELETE FROM agent_memory_search WHERE memory_id = :memory_id"), rows
+            text("DELETE FROM agent_memory_search WHERE rowid = :rowid"), by_rowid
+        )
+    else:
+        by_id = [{"memory_id": memory_id} for memory_id in memory_ids]
+        await session.execute(
+            text("DELETE FROM agent_memory_search WHERE memory_id = :memory_id"), by_id
         )
 
 

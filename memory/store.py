@@ -119,6 +119,9 @@ class MemoryStore:
         change = await self.apply(
             owner_id, UpdateMemory(memory_id, content), source_conversation_id
         )
+        if change.previous is None:
+            # An update always replaces a version; without one it was no update.
+            raise LookupError(f"update of {memory_id} replaced no version")
         return change.previous, change.item
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:

@@ -5,6 +5,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from memory.db import affected
 from memory.items import (
     AlreadyUndone,
     CannotUndo,
@@ -54,19 +55,23 @@ async def _claim(
         .where(MemoryChangeRecord.id == change.id, MemoryChangeRecord.undone_at.is_(None))
         .values(undone_at=now)
     )
-    if claimed.rowcount == 0:
+    if affected(claimed) == 0:
         raise AlreadyUndone(change_id)
     return change
 
 
 async def _previous_content(session: AsyncSession, memory_id: str, version_number: int) -> str:
     """Return the content a memory had before this version."""
-    return await session.scalar(
+    content = await session.scalar(
         select(MemoryVersion.content).where(
             MemoryVersion.memory_id == memory_id,
             MemoryVersion.version_number == version_number - 1,
         )
     )
+    if content is None:
+        # Versions are append-only: an update's version always has one before it.
+        raise LookupError(f"memory {memory_id} has no version {version_number - 1}")
+    return content
 
 
 async def _revert(

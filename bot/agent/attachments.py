@@ -129,8 +129,9 @@ def inspect(file: IncomingFile, data: bytes) -> FileRef:
         return FileRef(DOCUMENT, actual, file.name, file.file_id, digest, len(data), pages=pages)
     if len(data) > MAX_IMAGE_BYTES:
         raise FileRefused(image_too_big(file.name, len(data)))
-    width, height = media.image_size(data, actual) or (None, None)
-    if width is not None and max(width, height) > MAX_IMAGE_SIDE:
+    size = media.image_size(data, actual)
+    width, height = size or (None, None)
+    if size is not None and max(size) > MAX_IMAGE_SIDE:
         raise FileRefused(
             f"{shown(file.name)} is {width} by {height} pixels; I can read images of at most "
             f"{MAX_IMAGE_SIDE} pixels a side. Send it as a photo (Telegram makes it smaller)."

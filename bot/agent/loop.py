@@ -208,7 +208,11 @@ class Agent:
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal) is not None:
                 changes.append(change)
-            result = {"type": "tool_result", "tool_use_id": block.id, "content": outcome.content}
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": block.id,
+                "content": outcome.content,
+            }
             if outcome.is_error:
                 result["is_error"] = True
             results.append(result)

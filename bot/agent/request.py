@@ -150,7 +150,7 @@ def build_request(
     An empty memory_block (memory off) leaves the block out; no tools leaves tools out.
     files maps each file's hash to its base64 data (None: gone); files not in it are gone.
     """
-    system = [{"type": "text", "text": STATIC_INSTRUCTIONS}]
+    system: list[dict[str, Any]] = [{"type": "text", "text": STATIC_INSTRUCTIONS}]
     if memory_block:
         system.append({"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL})
     else:

@@ -20,8 +20,9 @@ _FIELD_PATH = re.compile(r"^[\w.]+: ")
 def api_reason(error: BadRequestError) -> str:
     """Return the API's own words of an error, without its field path."""
     body = error.body if isinstance(error.body, dict) else {}
-    detail = body.get("error") if isinstance(body.get("error"), dict) else {}
-    message = detail.get("message") if isinstance(detail.get("message"), str) else error.message
+    detail = body.get("error")
+    said = detail.get("message") if isinstance(detail, dict) else None
+    message = said if isinstance(said, str) else error.message
     return _FIELD_PATH.sub("", message).strip().rstrip(".")
 
 

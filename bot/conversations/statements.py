@@ -1,10 +1,13 @@
 """The statements every message runs, built once: building them took as long as running one."""
 
 import functools
+from typing import Protocol
 
 from sqlalchemy import Insert, Select, Update, bindparam, func, insert, select, update
+from sqlalchemy.engine import RowMapping
 
 from bot.conversations.models import Conversation, Turn
+from bot.conversations.snapshot import ConversationState, StoredTurn
 from memory.switch import memory_enabled_expression
 
 # Plain columns, not ORM objects: a turn reads and writes these on every message.
@@ -17,6 +20,32 @@ STATE_COLUMNS = (
     Conversation.summary,
 )
 TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens)
+MEMORY_ON = "memory_on"
+
+
+class NamedRow(Protocol):
+    """A result row read by column name (SQLAlchemy's Row, whatever its column types)."""
+
+    @property
+    def _mapping(self) -> RowMapping: ...
+
+
+def state_of(row: NamedRow) -> ConversationState:
+    """Read a conversation's state from a row by column name, never by position."""
+    values = row._mapping
+    return ConversationState(
+        id=values["id"], chat_id=values["chat_id"], thread_id=values["thread_id"],
+        owner_id=values["owner_id"], memory_block=values["memory_block"],
+        summary=values["summary"],
+    )  # fmt: skip
+
+
+def turn_of(row: NamedRow) -> StoredTurn:
+    """Read a stored turn from a row by column name."""
+    values = row._mapping
+    return StoredTurn(
+        id=values["id"], role=values["role"], content=values["content"], tokens=values["tokens"]
+    )
 
 
 def _open_in_topic() -> Update:
@@ -36,7 +65,7 @@ def continue_statement() -> Update:
         .where(Conversation.last_activity_at >= bindparam("idle_since"))
         .values(last_activity_at=bindparam("now"))
         # The owner as a parameter: SQLite's RETURNING leaves a correlated column unqualified.
-        .returning(*STATE_COLUMNS, memory_enabled_expression(bindparam("owner")))
+        .returning(*STATE_COLUMNS, memory_enabled_expression(bindparam("owner")).label(MEMORY_ON))
     )
 
 

@@ -21,6 +21,7 @@ from bot.conversations.snapshot import (
     Unanswered,
 )
 from memory.budget import DEFAULT_TOKEN_BUDGET
+from memory.db import affected
 from memory.models import utcnow
 from memory.owners import move_owner
 from memory.search_terms import owner_mark
@@ -42,7 +43,7 @@ async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list
     rows = await connection.execute(
         statements.turns_statement(), {"conversation_id": conversation_id}
     )
-    return [StoredTurn(*row) for row in rows]
+    return [statements.turn_of(row) for row in rows]
 
 
 async def _insert_turn(
@@ -163,8 +164,8 @@ class ConversationStore:
         continued = (await connection.execute(statements.continue_statement(), parameters)).all()
         if not continued:
             return None
-        *state, memory_on = max(continued, key=lambda row: row.id)
-        conversation = ConversationState(*state)
+        row = max(continued, key=lambda row: row.id)
+        conversation, memory_on = statements.state_of(row), row._mapping[statements.MEMORY_ON]
         return Snapshot(conversation, await _load_turns(connection, conversation.id), memory_on)
 
     async def _start(
@@ -194,13 +195,14 @@ class ConversationStore:
 
     async def snapshot(self, conversation_id: int) -> Snapshot:
         """Return a conversation as stored now: its state, its turns and the memory switch."""
-        query = select(
-            *statements.STATE_COLUMNS, memory_enabled_expression(Conversation.owner_id)
-        ).where(Conversation.id == conversation_id)
+        switch = memory_enabled_expression(Conversation.owner_id.expression)
+        query = select(*statements.STATE_COLUMNS, switch.label(statements.MEMORY_ON)).where(
+            Conversation.id == conversation_id
+        )
         async with self._sessionmaker() as session:
-            *state, memory_on = (await session.execute(query)).one()
+            row = (await session.execute(query)).one()
             turns = await _load_turns(await session.connection(), conversation_id)
-        return Snapshot(ConversationState(*state), turns, memory_on)
+        return Snapshot(statements.state_of(row), turns, row._mapping[statements.MEMORY_ON])
 
     async def end(self, place: ChatThread) -> bool:
         """End the topic's open conversation; tell whether there was one."""
@@ -208,7 +210,7 @@ class ConversationStore:
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
             result = await connection.execute(statements.end_open_statement(), parameters)
-            return result.rowcount > 0
+            return affected(result) > 0
 
     async def append(
         self, conversation: ConversationState, role: str, content: list[dict[str, Any]]
@@ -236,6 +238,8 @@ class ConversationStore:
                 .values(content=content, tokens=tokens)
                 .returning(Turn.role)
             )
+        if role is None:
+            raise LookupError(f"no turn {turn_id}")
         return StoredTurn(turn_id, role, content, tokens)
 
     async def _message_seen(self, message_key: str) -> bool:
@@ -276,7 +280,7 @@ class ConversationStore:
         )
         async with self._sessionmaker() as session:
             rows = await session.execute(query)
-            return [Unanswered(ConversationState(*state), sender) for *state, sender in rows]
+            return [Unanswered(statements.state_of(row), row.sender_id) for row in rows]
 
     async def move_chat(self, old_chat_id: int, new_chat_id: int) -> int:
         """Move a group's conversations and memories to its new id, once; return memories moved.
@@ -322,7 +326,7 @@ class ConversationStore:
             result = await session.execute(
                 delete(Conversation).where(Conversation.last_activity_at < cutoff)
             )
-            return result.rowcount
+            return affected(result)
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""

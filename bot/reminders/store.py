@@ -21,6 +21,7 @@ from bot.reminders.records import (
     record_of,
 )
 from bot.reminders.timing import Schedule
+from memory.db import affected
 from memory.models import utcnow
 
 
@@ -209,7 +210,7 @@ class ReminderStore:
             )
             .values(next_fire_at=decision.next_fire_at, state=decision.state, updated_at=utcnow())
         )
-        if moved.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
+        if affected(moved) != 1:
             return None
         try:
             async with session.begin_nested():
@@ -243,7 +244,7 @@ class ReminderStore:
                 .where(Reminder.chat_id == chat_id, Reminder.state == ReminderState.ACTIVE)
                 .values(state=ReminderState.PAUSED, updated_at=utcnow())
             )
-            return int(paused.rowcount)  # type: ignore[attr-defined]  # a CursorResult
+            return affected(paused)
 
     async def check_ins_sent_since(self, owner_id: int, since: datetime) -> int:
         """Return how many check-ins of the owner were answered since an instant."""

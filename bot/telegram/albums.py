@@ -17,6 +17,7 @@ from bot.agent.user_turn import IncomingMessage
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.telegram.context import BotContext, Services
 from bot.telegram.delivery import deliver_answer, send_markdown
+from bot.telegram.processing import lanes
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class Albums:
                 answer = partial(services.chat.answer, snapshot)
                 await deliver_answer(application.bot, place, answer, services.drafts)
 
-        await application.update_processor.run_exclusive(place.chat_id, answer())
+        await lanes(application).run_exclusive(place.chat_id, answer())
 
     def cancel(self) -> None:
         """Drop the timers at shutdown; the stored items are answered after the restart."""

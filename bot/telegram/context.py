@@ -52,4 +52,8 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
 def owner_id(update: Update) -> int:
     """Return the memory owner: the user in a private chat, the group in a group."""
     # In a private chat the chat id is the user's id.
-    return update.effective_chat.id
+    chat = update.effective_chat
+    if chat is None:
+        # Handlers that need an owner only see updates from chats (messages, buttons).
+        raise ValueError("an update without a chat has no memory owner")
+    return chat.id

@@ -12,7 +12,7 @@ from bot.telegram.albums import albums_of, take_album_item
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import deliver_answer, send_html
 from bot.telegram.filters import ADDRESSED_TO_BOT
-from bot.telegram.reading import incoming_of, place_of
+from bot.telegram.reading import incoming_of, message_of, place_of
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ async def chat_message(update: Update, context: BotContext) -> None:
     """Answer a message through the agent; an album's items are answered together."""
     place = place_of(update)
     message = incoming_of(update, context.bot.id)
-    if update.effective_message.media_group_id:
+    if message_of(update).media_group_id:
         await take_album_item(context, place, owner_id(update), message)
         return
     answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
@@ -56,7 +56,7 @@ async def chat_message(update: Update, context: BotContext) -> None:
 async def file_message(update: Update, context: BotContext) -> None:
     """Answer a photo or document addressed to the bot, or from an album that was."""
     albums = albums_of(context.application)
-    album_id = update.effective_message.media_group_id
+    album_id = message_of(update).media_group_id
     if ADDRESSED_TO_BOT.check_update(update):
         if album_id:
             albums.mark_addressed(album_id)
@@ -72,11 +72,13 @@ async def unsupported_message(update: Update, context: BotContext) -> None:
 
 async def group_migrated(update: Update, context: BotContext) -> None:
     """Move a group's memories and conversations to the id of the supergroup it became."""
-    message = update.effective_message
+    message = message_of(update)
     if message.migrate_to_chat_id:
         old, new = message.chat_id, message.migrate_to_chat_id
-    else:
+    elif message.migrate_from_chat_id:
         old, new = message.migrate_from_chat_id, message.chat_id
+    else:
+        return  # the MIGRATE filter passes only messages that carry one of the two
     moved = await context.services.conversations.move_chat(old, new)
     logger.info("group %s became %s: moved %d memories", old, new, moved)
 

@@ -11,7 +11,7 @@ from telegram.ext import Application, CallbackContext
 from bot.conversations.snapshot import ConversationState, Unanswered
 from bot.telegram.context import Services
 from bot.telegram.delivery import deliver_answer
-from bot.telegram.processing import PerChatUpdateProcessor
+from bot.telegram.processing import lanes
 from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ def still_allowed(pending: Unanswered, allowed: frozenset[int]) -> bool:
 async def answer_unanswered(application: Application) -> None:
     """Answer messages that a crash or a stop left stored but unanswered."""
     services: Services = application.bot_data["services"]
-    processor: PerChatUpdateProcessor = application.update_processor
+    processor = lanes(application)
     allowed = services.settings.allowed_user_ids
     everything = await services.conversations.unanswered()
     pending = [p.conversation for p in everything if still_allowed(p, allowed)]
@@ -63,6 +63,8 @@ async def forget_old_conversations(context: CallbackContext) -> None:
     """Delete conversations older than CONVERSATION_RETENTION_DAYS; memories stay."""
     services: Services = context.application.bot_data["services"]
     days = services.settings.conversation_retention_days
+    if days is None:  # scheduled only when set
+        return
     deleted = await services.conversations.forget_before(utcnow() - timedelta(days=days))
     if deleted:
         logger.info("deleted %d conversation(s) older than %d days", deleted, days)
@@ -79,7 +81,7 @@ async def stop_gracefully(application: Application, grace_seconds: float) -> Non
     while not application.update_queue.empty() and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
     await asyncio.sleep(0)
-    await application.update_processor.drain(max(0.0, deadline - loop.time()))
+    await lanes(application).drain(max(0.0, deadline - loop.time()))
     application.stop_running()
 
 

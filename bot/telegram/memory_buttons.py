@@ -19,7 +19,7 @@ from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import markup, send_view
 from bot.telegram.handlers import say
 from bot.telegram.memory_commands import page_view
-from bot.telegram.reading import place_of
+from bot.telegram.reading import place_of, query_of
 from bot.telegram.views import Button, View, without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
 
@@ -40,7 +40,7 @@ def _editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
 
 async def _edit(update: Update, context: BotContext, view: View) -> None:
     """Show a view in place of the pressed button's message, or anew if that is out of reach."""
-    message = update.callback_query.message
+    message = query_of(update).message
     if not _editable(message):
         await send_view(context.bot, place_of(update), view)
         return
@@ -56,13 +56,13 @@ async def _edit(update: Update, context: BotContext, view: View) -> None:
 
 async def show_page(update: Update, context: BotContext, action: ShowPage) -> None:
     """Show another page of the memory list in the same message."""
-    await update.callback_query.answer()
+    await query_of(update).answer()
     await _edit(update, context, await page_view(update, context, action.page))
 
 
 async def delete_button(update: Update, context: BotContext, action: DeleteFromPage) -> None:
     """Forget the memory of a page's Delete button, then refresh the page."""
-    query = update.callback_query
+    query = query_of(update)
     try:
         item = await context.services.memory_control.delete(owner_id(update), action.memory_id)
     except MemoryNotFound:
@@ -75,7 +75,7 @@ async def delete_button(update: Update, context: BotContext, action: DeleteFromP
 
 async def pin_button(update: Update, context: BotContext, action: PinFromPage) -> None:
     """Pin or unpin the memory of a page's button, then refresh the page."""
-    query = update.callback_query
+    query = query_of(update)
     control = context.services.memory_control
     try:
         item = await control.pin(owner_id(update), action.memory_id, action.pinned)
@@ -88,7 +88,7 @@ async def pin_button(update: Update, context: BotContext, action: PinFromPage) -
 
 async def clear_answer(update: Update, context: BotContext, action: AnswerClear) -> None:
     """Forget everything on Yes, or nothing on Cancel, and say which."""
-    await update.callback_query.answer()
+    await query_of(update).answer()
     if action.confirmed:
         count = await context.services.memory_control.clear(owner_id(update))
         await _edit(update, context, View(texts.cleared(count)))
@@ -98,7 +98,7 @@ async def clear_answer(update: Update, context: BotContext, action: AnswerClear)
 
 async def undo_button(update: Update, context: BotContext, action: Undo) -> None:
     """Undo a change the model made, once, and take its Undo button away."""
-    query = update.callback_query
+    query = query_of(update)
     try:
         result = await context.services.memory_control.undo(owner_id(update), action.change_id)
     except ChangeNotFound:
@@ -115,33 +115,34 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
     await _drop_pressed_button(update, context)
 
 
-BUTTONS = {
-    ShowPage: show_page,
-    DeleteFromPage: delete_button,
-    PinFromPage: pin_button,
-    AnswerClear: clear_answer,
-    Undo: undo_button,
-}
-
-
 async def on_button(update: Update, context: BotContext) -> None:
     """Run the pressed button's action, or say the button no longer works."""
-    action = parse_callback(update.callback_query.data)
+    action = parse_callback(query_of(update).data)
     # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
     if action is None or update.effective_chat is None:
         await stale_button(update, context)
         return
-    await BUTTONS[type(action)](update, context, action)
+    match action:
+        case ShowPage():
+            await show_page(update, context, action)
+        case DeleteFromPage():
+            await delete_button(update, context, action)
+        case PinFromPage():
+            await pin_button(update, context, action)
+        case AnswerClear():
+            await clear_answer(update, context, action)
+        case Undo():
+            await undo_button(update, context, action)
 
 
 async def _drop_pressed_button(update: Update, context: BotContext) -> None:
     """Take the pressed button off its message, keeping the text and the other buttons."""
-    query = update.callback_query
-    if _editable(query.message):
+    query = query_of(update)
+    if _editable(query.message) and query.data is not None:
         rows = without_button(buttons_of(query.message), query.data)
         await _edit(update, context, View(query.message.text_html, rows))
 
 
 async def stale_button(update: Update, context: BotContext) -> None:
     """Say a button no longer works (malformed, or from another owner's message)."""
-    await update.callback_query.answer(texts.STALE_BUTTON, show_alert=True)
+    await query_of(update).answer(texts.STALE_BUTTON, show_alert=True)

@@ -262,7 +262,8 @@ def _change_line(change: MemoryChange) -> str:
     """Describe what one change did to its memory."""
     content = escape(_clip(change.item.content, NOTICE_CLIP))
     if change.kind is ChangeKind.UPDATED:
-        old = escape(_clip(change.previous.content, NOTICE_CLIP))
+        previous = change.previous.content if change.previous else ""
+        old = escape(_clip(previous, NOTICE_CLIP))
         return f"Updated memory: '{old}' → '{content}'"
     if change.kind is ChangeKind.FORGOTTEN:
         return f"Forgot: '{content}'"

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from telegram import Update
-from telegram.ext import BaseUpdateProcessor
+from telegram.ext import Application, BaseUpdateProcessor
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,9 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._holders: dict[int, int] = {}
         self._running: set[asyncio.Task] = set()
 
-    async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+    async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
+        self, update: object, coroutine: Awaitable[Any]
+    ) -> None:
         """Wait for the chat's turn, then for a slot, then process the update."""
         # PTB marks this final: its version takes a slot first and then calls
         # do_process_update, where a queued update would hold its slot while it waits for its
@@ -112,3 +114,11 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
 
     async def shutdown(self) -> None:
         """Nothing to release."""
+
+
+def lanes(application: Application) -> PerChatUpdateProcessor:
+    """Return the application's per-chat update processor (build_application installs it)."""
+    processor = application.update_processor
+    if not isinstance(processor, PerChatUpdateProcessor):
+        raise TypeError("the application was built without PerChatUpdateProcessor")
+    return processor

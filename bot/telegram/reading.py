@@ -3,6 +3,8 @@
 from collections.abc import Sequence
 
 from telegram import (
+    CallbackQuery,
+    Chat,
     Message,
     MessageOrigin,
     MessageOriginChannel,
@@ -31,9 +33,30 @@ def thread_of(message: Message | None) -> int | None:
     return message.message_thread_id
 
 
+def message_of(update: Update) -> Message:
+    """Return the update's message; message handlers only see updates that have one."""
+    if update.effective_message is None:
+        raise ValueError(f"update {update.update_id} has no message")
+    return update.effective_message
+
+
+def chat_of(update: Update) -> Chat:
+    """Return the update's chat; handlers that need one only see updates that have one."""
+    if update.effective_chat is None:
+        raise ValueError(f"update {update.update_id} has no chat")
+    return update.effective_chat
+
+
+def query_of(update: Update) -> CallbackQuery:
+    """Return the update's button press; button handlers only see updates that have one."""
+    if update.callback_query is None:
+        raise ValueError(f"update {update.update_id} has no callback query")
+    return update.callback_query
+
+
 def place_of(update: Update) -> ChatThread:
     """Return the chat and forum topic an update belongs to."""
-    return ChatThread(update.effective_chat.id, thread_of(update.effective_message))
+    return ChatThread(chat_of(update).id, thread_of(update.effective_message))
 
 
 def origin_name(origin: MessageOrigin) -> str:
@@ -93,9 +116,9 @@ def files_of(message: Message) -> tuple[IncomingFile, ...]:
 
 def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
     """Read the update's message: its text or caption, files, sender, forward or quote, key."""
-    message = update.effective_message
+    message = message_of(update)
     user = update.effective_user
-    group = update.effective_chat.type != ChatType.PRIVATE
+    group = chat_of(update).type != ChatType.PRIVATE
     origin = message.forward_origin
     return IncomingMessage(
         text=message.text or message.caption or "",

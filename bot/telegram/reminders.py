@@ -20,6 +20,7 @@ from bot.reminders.zones import find_zone
 from bot.telegram import reminder_views as views
 from bot.telegram.context import BotContext, Services, owner_id
 from bot.telegram.delivery import deliver_answer, markup, send_html, send_view
+from bot.telegram.processing import lanes
 from bot.telegram.reading import place_of
 from bot.telegram.reminder_views import Press
 
@@ -108,8 +109,7 @@ class TelegramOutlet:
 
     async def _in_lane(self, reminder: ReminderRecord, work: Coroutine[Any, Any, None]) -> None:
         """Run work in the chat's lane, after any turn of the chat in progress."""
-        processor = self._application.update_processor
-        await processor.run_exclusive(reminder.chat_id, work)  # type: ignore[attr-defined]
+        await lanes(self._application).run_exclusive(reminder.chat_id, work)
 
 
 def _store(context: BotContext) -> ReminderStore:

@@ -74,7 +74,7 @@ def memory_page(overview: MemoryOverview, page: int) -> View:
             texts.memory_page_footer(page, len(pages)),
         ]
     )
-    rows = [
+    rows: list[tuple[Button, ...]] = [
         (
             Button(texts.delete_button(item), encode(DeleteFromPage(item.id, page))),
             Button(texts.pin_button(item), encode(PinFromPage(item.id, page, not item.pinned))),
@@ -138,7 +138,7 @@ def _notice(changes: Sequence[MemoryChange | MemoryFull]) -> View:
     buttons: list[Button] = []
     for change in changes:
         line = texts.change_line(change)
-        if _undoable(change):
+        if isinstance(change, MemoryChange) and change.change_id is not None:
             number = len(buttons) + 1 if numbered else None
             buttons.append(Button(texts.undo_button(number), encode(Undo(change.change_id))))
             line = f"{number}. {line}" if numbered else line

@@ -22,9 +22,13 @@ logger = logging.getLogger(__name__)
 class FoundTurn(Protocol):
     """A past message search_conversations found: who said it, when, and its words."""
 
-    role: str
-    said_at: datetime
-    excerpt: str
+    # Read-only, so frozen dataclasses (bot/conversations' TurnHit) satisfy it.
+    @property
+    def role(self) -> str: ...
+    @property
+    def said_at(self) -> datetime: ...
+    @property
+    def excerpt(self) -> str: ...
 
 
 class PastConversations(Protocol):

@@ -54,10 +54,11 @@ def saved(change: MemoryChange) -> str:
 
 def updated(change: MemoryChange) -> str:
     """Say which memory was updated, from what to what."""
-    before, after = change.previous, change.item
+    after = change.item
+    before = change.previous.content if change.previous else ""
     return (
         f"Updated {after.id} (version {after.version}). "
-        f"Old: '{before.content}'. New: '{after.content}'{archived_note(change)}."
+        f"Old: '{before}'. New: '{after.content}'{archived_note(change)}."
     )
 
 

@@ -98,7 +98,8 @@ def _dedent(line: str, indent: int) -> str:
 
 def _render_quote(lines: list[str]) -> str:
     """Render consecutive '>' lines as one blockquote."""
-    body = "\n".join(_render_line(_QUOTE.match(line)[1]) for line in lines)
+    # Every line of a quote matches _QUOTE: substituting its body strips the marker.
+    body = "\n".join(_render_line(_QUOTE.sub(r"\1", line)) for line in lines)
     return f"<blockquote>{body}</blockquote>"
 
 
@@ -150,7 +151,8 @@ def _serialize(
             # Telegram forbids code inside other entities: close them around it.
             closing = "".join(f"</{n.tag}>" for n in reversed(stack))
             opening = "".join(f"<{n.tag}{n.attrs}>" for n in stack)
-            out.append(f"{closing}<code>{escape_html(node.children[0])}</code>{opening}")
+            code = "".join(child for child in node.children if isinstance(child, str))
+            out.append(f"{closing}<code>{escape_html(code)}</code>{opening}")
         else:
             inner = _serialize(node.children, (*stack, node))
             out.append(f"<{node.tag}{node.attrs}>{inner}</{node.tag}>")

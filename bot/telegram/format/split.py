@@ -105,7 +105,8 @@ def _skip_space(atoms: list[Atom], at: Position, stack: st.Stack) -> tuple[Posit
             # Leading whitespace in code is indentation, which must survive.
             break
         else:
-            k = _SKIPPED.match(atom.src, k).end()
+            # _SKIPPED matches the empty string too, so it always matches.
+            k = _SKIPPED.match(atom.src, k).end()  # type: ignore[union-attr]
             if k < len(atom.src):
                 break
         i, k = i + 1, 0
