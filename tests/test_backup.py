@@ -1,4 +1,4 @@
-"""Backups as README gives them: SQLite's online backup while the bot runs, pg_dump/pg_restore."""
+"""Backups as docs/operations.md gives them: SQLite's online backup while the bot runs, pg_dump/pg_restore."""
 
 import asyncio
 import shutil
@@ -135,7 +135,7 @@ async def test_pg_dump_then_pg_restore_brings_back_every_memory(store, database_
     at_backup = await store.list_active(OWNER)
 
     dump = tmp_path / "bot.dump"
-    # The very commands README gives, with the URL in the form hosts set DATABASE_URL.
+    # The very commands docs/operations.md gives, with the URL in the form hosts set DATABASE_URL.
     await asyncio.to_thread(
         _run, "pg_dump", "--format=custom", "--no-owner", f"--file={dump}", database_url
     )

@@ -1,1 +1,1 @@
-"""Benchmarks of the bot against the fake servers: run `python -m tests.perf` (see README)."""
+"""Benchmarks of the bot against the fake servers: run `python -m tests.perf` (see docs/performance.md)."""

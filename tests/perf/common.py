@@ -13,7 +13,7 @@ COMMAND = "python -m tests.perf"
 
 @dataclass(frozen=True)
 class Config:
-    """Sizes of every benchmark; the defaults are the full run the README reports."""
+    """Sizes of every benchmark; the defaults are the full run docs/performance.md reports."""
 
     backends: tuple[str, ...] = ("sqlite", "postgres")
     postgres_url: str = POSTGRES_URL

@@ -197,7 +197,7 @@ def text_table(rows: Sequence[Row], details: bool = False) -> str:
 
 
 def markdown_table(rows: Sequence[Row]) -> str:
-    """Render the rows as a Markdown table for the README."""
+    """Render the rows as a Markdown table for docs/performance.md."""
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
