@@ -1,4 +1,4 @@
-"""Backups as docs/operations.md gives them: SQLite's online backup while the bot runs, pg_dump/pg_restore."""
+"""Backups as docs/operations.md gives them: SQLite's online backup, pg_dump/pg_restore."""
 
 import asyncio
 import shutil

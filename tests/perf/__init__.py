@@ -1,1 +1,1 @@
-"""Benchmarks of the bot against the fake servers: run `python -m tests.perf` (see docs/performance.md)."""
+"""Benchmarks against the fake servers: `python -m tests.perf` (see docs/performance.md)."""
