@@ -107,3 +107,28 @@ async def test_a_failed_poll_after_start_up_is_still_logged_in_full(fakes, tmp_p
     assert code == 0, bot.output
     # The application's error handler logs it, traceback and all.
     assert "Traceback" in bot.output and "telegram.error.NetworkError: Bad Gateway" in bot.output
+
+
+async def test_another_poller_is_one_line_with_back_off_not_a_traceback_per_poll(fakes, tmp_path):
+    tg, model = fakes
+    # What Telegram answers every poll while a second process polls the same bot.
+    tg.fail_next(
+        "getUpdates",
+        status=409,
+        description="Conflict: terminated by other getUpdates request; make sure that only one "
+        "bot instance is running",
+        times=4,
+    )
+    env = bot_environment(tg, model, f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
+    bot = await BotProcess(env, tmp_path).start()
+    try:
+        model.script(text("Back to work"))
+        tg.push_message(OWNER, "hi")
+        # PTB backs off (1 s, 1.5 s, 2.25 s, ...) before the poll that succeeds.
+        [reply] = await tg.wait_for_messages(OWNER, timeout=60)
+        assert reply["result"]["text"] == "Back to work"
+    finally:
+        code = await bot.stop()
+    assert code == 0, bot.output
+    assert bot.output.count("another instance is polling this bot") == 1, bot.output
+    assert "Traceback" not in bot.output and "Conflict" in bot.output

@@ -4,12 +4,13 @@ import logging
 from functools import partial
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import Conflict, TelegramError
 
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.telegram import texts
 from bot.telegram.albums import albums_of, take_album_item
 from bot.telegram.context import BotContext, owner_id
+from bot.telegram.cooldown import Cooldown
 from bot.telegram.delivery import deliver_answer, send_html
 from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.reading import incoming_of, message_of, place_of
@@ -83,8 +84,21 @@ async def group_migrated(update: Update, context: BotContext) -> None:
     logger.info("group %s became %s: moved %d memories", old, new, moved)
 
 
+# Another process polling this bot (a deploy's overlap) gets 409 Conflict on every poll until
+# one of them stops; PTB backs off (up to 30 s). Said once a minute, never as a traceback.
+_CONFLICT_LINES = Cooldown(60, 1)
+
+
 async def error_handler(update: object, context: BotContext) -> None:
     """Log any error a handler did not handle, and tell the user something went wrong."""
+    if update is None and isinstance(context.error, Conflict):
+        if _CONFLICT_LINES.take("conflict"):
+            logger.warning(
+                "another instance is polling this bot (Telegram: %s); backing off until it "
+                "stops, as in a deploy's overlap",
+                context.error.message,
+            )
+        return
     logger.error("unhandled error while processing an update", exc_info=context.error)
     if isinstance(update, Update) and update.effective_chat is not None:
         try:
