@@ -5,6 +5,7 @@ from collections.abc import Iterable
 
 REDACTED = "[REDACTED]"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+OWN_LOGGERS = ("bot", "memory", "evals", "__main__")
 
 
 class RedactingFormatter(logging.Formatter):
@@ -28,7 +29,11 @@ def configure_logging(level: str, secrets: Iterable[str]) -> None:
     handler.setFormatter(RedactingFormatter(LOG_FORMAT, secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    # At DEBUG the libraries (the SDKs, the database drivers) would write whole conversations
+    # and files' base64 to the log: DEBUG is for the bot's own loggers, libraries stay at INFO.
+    root.setLevel(max(logging.INFO, logging.getLevelName(level)))
+    for ours in OWN_LOGGERS:
+        logging.getLogger(ours).setLevel(level)
     # Every Bot API request URL contains the token; these lines add nothing at INFO.
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
-from bot.log_setup import configure_logging
+from bot.log_setup import OWN_LOGGERS, configure_logging
 from bot.migrations import upgrade_database_async
 from memory.db import create_engine, create_sessionmaker
 from tests.fakes.anthropic_server import error, text, tool_use
@@ -71,6 +71,30 @@ async def test_unparseable_entities_fall_back_to_plain_text(harness):
     assert "parse_mode" not in plain
 
 
+def restore_logging(saved: tuple[list[logging.Handler], int]) -> None:
+    """Put the root logger back as it was, and our own loggers to inherit from it."""
+    root = logging.getLogger()
+    root.handlers[:], level = saved
+    root.setLevel(level)
+    for name in OWN_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET)
+
+
+def test_debug_is_for_our_own_loggers_and_libraries_stay_at_info():
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure_logging("DEBUG", [])
+        for ours in ("bot.agent.loop", "memory.store", "bot.reminders.due"):
+            assert logging.getLogger(ours).isEnabledFor(logging.DEBUG), ours
+        # They would write whole conversations and files' base64 at DEBUG.
+        for library in ("anthropic._base_client", "telegram.ext.Application", "sqlalchemy.engine",
+                        "asyncpg", "aiosqlite", "httpx"):  # fmt: skip
+            assert not logging.getLogger(library).isEnabledFor(logging.DEBUG), library
+    finally:
+        restore_logging(saved)
+
+
 async def test_secrets_never_reach_the_logs(harness):
     buffer = io.StringIO()
     secrets = [harness.tg.token, harness.model.api_key]
@@ -85,8 +109,7 @@ async def test_secrets_never_reach_the_logs(harness):
         await harness.say(OWNER, "again")
         logging.getLogger("test").error("token in a message: %s", harness.tg.token)
     finally:
-        root.handlers[:], level = saved
-        root.setLevel(level)
+        restore_logging(saved)
     log = buffer.getvalue()
     assert "token in a message: [REDACTED]" in log
     assert "model call failed" in log

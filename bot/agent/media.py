@@ -16,6 +16,7 @@ _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _JPEG_NO_LENGTH = frozenset({0x01, *range(0xD0, 0xD8)})
 _PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _PDF_COUNT = re.compile(rb"/Count\s+(\d+)")
+HUGE_PAGE_COUNT = 10**7
 
 
 def sniff_type(data: bytes) -> str | None:
@@ -94,4 +95,7 @@ def pdf_pages(data: bytes) -> int:
     pages = len(_PDF_PAGE.findall(data))
     if pages:
         return pages
-    return max((int(n) for n in _PDF_COUNT.findall(data)), default=1) or 1
+    # A count too long to be real (thousands of digits, which int() refuses) is taken as
+    # huge, so the page limit refuses the file instead of the parser failing.
+    counts = (int(n) if len(n) <= 7 else HUGE_PAGE_COUNT for n in _PDF_COUNT.findall(data))
+    return max(counts, default=1) or 1

@@ -11,7 +11,15 @@ import pytest
 from anthropic import BadRequestError
 
 from bot.agent import media
-from bot.agent.attachments import MAX_IMAGE_BYTES, Files, FileUnavailable, IncomingFile, inspect
+from bot.agent.attachments import (
+    MAX_IMAGE_BYTES,
+    MAX_PDF_PAGES,
+    FileRefused,
+    Files,
+    FileUnavailable,
+    IncomingFile,
+    inspect,
+)
 from bot.agent.file_cache import FileCache
 from bot.agent.request import build_request
 from bot.agent.unreadable import api_reason, refused_files
@@ -75,6 +83,12 @@ def test_types_and_sizes_are_read_from_the_bytes():
     assert media.image_size(b"\xff\xd8\xff\xe0", media.JPEG) is None  # cut short
     assert media.pdf_pages(sample_pdf(4)) == 4
     assert media.pdf_pages(b"%PDF-1.5 /Type /Pages /Count 12 /Count 3") == 12  # object streams
+
+
+def test_a_page_count_of_thousands_of_digits_is_refused_as_too_many_pages():
+    hostile = b"%PDF-1.5 /Type /Pages /Count " + b"9" * 5000
+    with pytest.raises(FileRefused, match=f"{MAX_PDF_PAGES} pages"):
+        inspect(IncomingFile("f9", "paper.pdf", media.PDF, len(hostile)), hostile)
 
 
 def test_inspect_trusts_the_bytes_over_the_name():
