@@ -120,7 +120,7 @@ async def _sqlite_file_lock(url: URL) -> AsyncIterator[None]:
     if path is None or fcntl is None:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     # Waiting happens in a thread, so another upgrader on this event loop can finish.
     descriptor = await asyncio.to_thread(_acquire_file_lock, path)
     try:

@@ -1,6 +1,7 @@
 """Database engine and sessions for SQLite (laptop) and Postgres (hosted)."""
 
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -143,7 +144,7 @@ def create_engine(url: str | URL) -> AsyncEngine:
     parsed = target.url
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(parsed.database))
         # SQLite takes one writer at a time. One connection queues our transactions on the pool,
         # which wakes the next at once, instead of in SQLite's busy handler, which sleeps up to
         # 100 ms between tries; the busy timeout still covers other processes.
@@ -169,3 +170,11 @@ def affected(result: Result[Any]) -> int:
     """Return how many rows an UPDATE or DELETE changed."""
     # Session.execute is typed to return Result; for UPDATE and DELETE it is a CursorResult.
     return cast(CursorResult[Any], result).rowcount
+
+
+def private_file(path: Path) -> None:
+    """Create a file (and its folder) that only this user may read, unless it exists."""
+    # Memories and conversations are private whatever the umask; SQLite gives its journal
+    # and WAL files the database file's permissions.
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))

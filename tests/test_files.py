@@ -2,9 +2,12 @@
 
 import asyncio
 import base64
+import hashlib
 import json
 import logging
+import os
 import shutil
+import stat
 
 from bot.conversations.file_refs import PDF_PAGE_TOKENS
 from bot.telegram.albums import ALBUM_QUIET_SECONDS
@@ -239,3 +242,22 @@ async def test_compaction_counts_files_and_names_them_for_the_summariser(start_b
     assert len(json.dumps(summary)) < 5_000  # the file's bytes are not sent to the summariser
     assert chat["system"][-1]["text"].endswith("The user shared a two-page invoice.")
     assert model.documents() == []
+
+
+async def test_the_database_and_cached_files_are_private_whatever_the_umask(tmp_path):
+    from bot.agent.file_cache import FileCache
+    from bot.migrations import upgrade_database_async
+
+    old = os.umask(0o022)  # the usual default: group and others may read
+    try:
+        database = tmp_path / "data" / "bot.db"
+        await upgrade_database_async(f"sqlite+aiosqlite:///{database}")
+        cache = FileCache(tmp_path / "data" / "files", 10**6)
+        await cache.put(hashlib.sha256(b"photo").hexdigest(), b"photo")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "data" / "files").stat().st_mode) == 0o700
+    [cached] = (tmp_path / "data" / "files").iterdir()
+    assert stat.S_IMODE(cached.stat().st_mode) == 0o600

@@ -56,14 +56,16 @@ class FileCache:
 
     def _write(self, sha256: str, data: bytes) -> None:
         """Write a file into the cache whole, then keep the cache within its bound."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.folder / sha256
         if path.exists():
             os.utime(path)
             return
         # Written aside and renamed, so a reader never sees half a file.
         partial = self.folder / f".{sha256}.{secrets.token_hex(4)}"
-        partial.write_bytes(data)
+        # Readable by this user only, whatever the umask: users' files are private.
+        with open(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
+            out.write(data)
         partial.replace(path)
         self._evict(keep=path)
 
