@@ -47,18 +47,19 @@ class Settings(BaseSettings):
     port: int | None = Field(default=None, ge=1, le=65535)
     log_level: str = "INFO"
     timezone: str = Field(default="UTC", validation_alias=AliasChoices("TIMEZONE", "BOT_TIMEZONE"))
-    conversation_idle_minutes: int = Field(default=120, ge=1)
-    history_token_budget: int = Field(default=24_000, ge=2_000)
+    # Every number has a sane upper bound, so a typo stops start-up instead of a crash later.
+    conversation_idle_minutes: int = Field(default=120, ge=1, le=525_600)  # a year
+    history_token_budget: int = Field(default=24_000, ge=2_000, le=150_000)
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
     # The memory block's room in the system prompt; what does not fit is archived, not lost.
-    memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300)
-    memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1)
+    memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300, le=50_000)
+    memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1, le=1_000_000)
     # Unset keeps every conversation; otherwise conversations quiet this long are deleted.
-    conversation_retention_days: int | None = Field(default=None, ge=1)
+    conversation_retention_days: int | None = Field(default=None, ge=1, le=36_500)
     # Files users send are fetched again from Telegram when needed; this cache spares that.
     file_cache_dir: Path = Path("./data/files")
-    file_cache_mb: int = Field(default=200, ge=0)
+    file_cache_mb: int = Field(default=200, ge=0, le=1_000_000)
     # Stream replies into Telegram drafts in private chats while the model writes them.
     stream_replies: bool = True
     # Active reminders one owner may have, and check-ins (reminders the model answers) a day.

@@ -57,6 +57,32 @@ def test_malformed_values_are_named(monkeypatch):
         load_settings()
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("CONVERSATION_IDLE_MINUTES", "2000000000"),
+        ("CONVERSATION_RETENTION_DAYS", "99999999"),
+        ("HISTORY_TOKEN_BUDGET", "1000000000"),
+        ("MEMORY_TOKEN_BUDGET", "1000000000"),
+        ("MEMORY_MAX_ITEMS", "1000000000"),
+        ("FILE_CACHE_MB", "1000000000000"),
+        ("ANTHROPIC_MAX_TOKENS", "1000000000"),
+        ("AGENT_MAX_TOOL_ROUNDS", "100000"),
+        ("SHUTDOWN_GRACE_SECONDS", "1e9"),
+        ("REMINDERS_MAX_ACTIVE", "1000000"),
+        ("CHECK_INS_PER_DAY", "1000000"),
+    ],
+)
+def test_every_number_has_an_upper_bound_named_in_one_line(monkeypatch, name, value):
+    for required, given in REQUIRED.items():
+        monkeypatch.setenv(required, given)
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    assert str(raised.value).startswith(f"Invalid settings: {name} ")
+    assert "less than or equal" in str(raised.value) and "\n" not in str(raised.value)
+
+
 def test_reads_environment_and_env_file(monkeypatch, tmp_path):
     (tmp_path / ".env").write_text(
         "TELEGRAM_BOT_TOKEN=123:abc\nANTHROPIC_API_KEY=sk-ant-x\nALLOWED_USER_IDS=12, 34\n"

@@ -80,6 +80,11 @@ async def group_migrated(update: Update, context: BotContext) -> None:
         old, new = message.migrate_from_chat_id, message.chat_id
     else:
         return  # the MIGRATE filter passes only messages that carry one of the two
+    if not (old < 0 and new < 0 and old != new):
+        # It runs before the allowlist: only a group becoming a supergroup moves anything,
+        # never a user's private memories (whose owner id is positive) into a group or out.
+        logger.warning("ignored a group migration that is not group to group: %s -> %s", old, new)
+        return
     moved = await context.services.conversations.move_chat(old, new)
     logger.info("group %s became %s: moved %d memories", old, new, moved)
 

@@ -1,5 +1,7 @@
 """Telegram's own rules: forum topics, forwarded and quoted messages, upgraded groups."""
 
+import pytest
+
 from bot.conversations.search import ConversationSearch
 from memory.categories import Category
 from memory.db import create_sessionmaker
@@ -83,3 +85,24 @@ async def test_an_upgraded_group_keeps_its_memories_and_conversation_once(harnes
     found = await past.search(supergroup, "team", 10)
     assert [hit.excerpt for hit in found] == ["@memory_test_bot hello team"]
     assert await past.search(group, "team", 10) == []
+
+
+@pytest.mark.parametrize("field", ["migrate_from_chat_id", "migrate_to_chat_id"])
+async def test_a_forged_migration_never_moves_a_users_private_memories(harness, field):
+    mine = await harness.store.add(OWNER, "My bank is Nordbank", Category.CONTEXT)
+    group = -4002
+    await harness.store.add(group, "The team meets on Mondays", Category.CONTEXT)
+    # A service message Telegram would never send: a group "migrating" from or to a user.
+    harness.tg.push_update(
+        {
+            "message": {
+                "message_id": 9001, "date": 1763900000,
+                "chat": {"id": group, "type": "supergroup", "title": "Team"},
+                "from": {"id": 999, "is_bot": False, "first_name": "Mallory"},
+                field: OWNER,
+            }
+        }
+    )  # fmt: skip
+    await harness.idle()
+    assert [item.id for item in await harness.store.list_active(OWNER)] == [mine.id]
+    assert len(await harness.store.list_active(group)) == 1
