@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -106,6 +107,15 @@ def agent_config(settings: Settings) -> AgentConfig:
     )
 
 
+def memory_services(
+    settings: Settings, sessionmaker: async_sessionmaker[AsyncSession]
+) -> tuple[MemoryStore, MemorySwitch, UndoLog]:
+    """Build the memory store, its switch and undo log, both keeping to MEMORY_MAX_ITEMS."""
+    limit = settings.memory_max_items
+    memories = MemoryStore(sessionmaker, settings.memory_token_budget, limit)
+    return memories, MemorySwitch(sessionmaker), UndoLog(sessionmaker, limit)
+
+
 def build_services(
     settings: Settings,
     files: Files,
@@ -121,7 +131,7 @@ def build_services(
     engine = create_engine(settings.database_url)
     sessionmaker = create_sessionmaker(engine)
     budget = settings.memory_token_budget
-    memories, switch = MemoryStore(sessionmaker, budget), MemorySwitch(sessionmaker)
+    memories, switch, undo_log = memory_services(settings, sessionmaker)
     idle = timedelta(minutes=settings.conversation_idle_minutes)
     conversations = ConversationStore(sessionmaker, idle, clock, block_budget=budget)
     anthropic = model_client(settings, http_client)
@@ -129,13 +139,12 @@ def build_services(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
     past = ConversationSearch(sessionmaker)
-    limit = settings.reminders_max_active
-    reminders = ReminderTools(ReminderStore(sessionmaker), limit, reminder_clock)
+    reminders = ReminderTools(
+        ReminderStore(sessionmaker), settings.reminders_max_active, reminder_clock
+    )
     config = agent_config(settings)
     agent = Agent(anthropic, config, conversations, memories, switch, past, files, reminders)
-    control = MemoryControl(
-        memories, switch, UndoLog(sessionmaker), on_change=conversations.refresh_memory_block
-    )
+    control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)
     return Services(
         settings=settings,
         engine=engine,

@@ -22,6 +22,16 @@ class UndoRefusal(StrEnum):
     DELETED = "deleted"
     CHANGED = "changed"
     RESTORED = "restored"
+    # Bringing a forgotten memory back would pass MEMORY_MAX_ITEMS.
+    FULL = "full"
+
+
+class MemoryAtLimit(Exception):
+    """The owner has as many active memories as allowed: none can come back."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"at most {limit} memories")
+        self.limit = limit
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from memory.budget import DEFAULT_TOKEN_BUDGET
+from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
 from memory.categories import Category
 from memory.items import (
     AddMemory,
@@ -57,9 +57,11 @@ class MemoryStore:
         self,
         sessionmaker: async_sessionmaker[AsyncSession],
         block_budget: int = DEFAULT_TOKEN_BUDGET,
+        limit: int = DEFAULT_MEMORY_LIMIT,
     ):
         self._sessionmaker = sessionmaker
         self.block_budget = block_budget
+        self.limit = limit
 
     async def apply(
         self, owner_id: int, edit: Edit, source: int | None = None, *, journal: bool = False
@@ -207,7 +209,7 @@ class MemoryStore:
         async with memory_change(self._sessionmaker, owner_id) as session:
             memory, current = await load_with_current(session, owner_id, memory_id, active=False)
             if memory.deleted_at is not None:
-                await bring_back(session, memory, current)
+                await bring_back(session, memory, current, self.limit)
                 return item_of(memory, current)
         raise MemoryNotDeleted(memory_id)
 

@@ -5,12 +5,14 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from memory.budget import DEFAULT_MEMORY_LIMIT
 from memory.db import affected
 from memory.items import (
     AlreadyUndone,
     CannotUndo,
     ChangeKind,
     ChangeNotFound,
+    MemoryAtLimit,
     MemoryItem,
     UndoRefusal,
     UndoResult,
@@ -80,13 +82,17 @@ async def _revert(
     memory: Memory,
     current: MemoryVersion,
     now: datetime,
+    limit: int,
 ) -> MemoryItem:
     """Undo one change to a memory as it is now; return the memory afterwards."""
     kind = ChangeKind(change.kind)
     if kind is ChangeKind.FORGOTTEN:
         if memory.deleted_at is None:
             raise CannotUndo(UndoRefusal.RESTORED)
-        await bring_back(session, memory, current)
+        try:
+            await bring_back(session, memory, current, limit)
+        except MemoryAtLimit:
+            raise CannotUndo(UndoRefusal.FULL) from None
         return item_of(memory, current)
     if memory.deleted_at is not None:
         raise CannotUndo(UndoRefusal.DELETED)
@@ -108,8 +114,11 @@ async def _revert(
 class UndoLog:
     """Undoes logged changes, each once, unless the memory changed since."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], limit: int = DEFAULT_MEMORY_LIMIT
+    ):
         self._sessionmaker = sessionmaker
+        self._limit = limit
 
     async def undo(self, owner_id: int, change_id: int) -> UndoResult:
         """Undo a logged change once, unless the memory has changed since."""
@@ -121,5 +130,5 @@ class UndoLog:
                 session, owner_id, change.memory_id, active=False
             )
             before = item_of(memory, current)
-            after = await _revert(session, change, memory, current, now)
+            after = await _revert(session, change, memory, current, now, self._limit)
             return UndoResult(ChangeKind(change.kind), before, after)

@@ -11,13 +11,14 @@ from memory.items import (
     ChangeKind,
     Edit,
     ForgetMemory,
+    MemoryAtLimit,
     MemoryChange,
     UpdateMemory,
     normalize_subject,
     subject_key,
 )
 from memory.models import Memory, MemoryVersion, utcnow
-from memory.queries import item_of, load_with_current, lock_memory
+from memory.queries import count_active, item_of, load_with_current, lock_memory
 from memory.search_index import index_items, unindex
 
 
@@ -100,8 +101,16 @@ async def make(
     return await soft_delete(session, owner_id, edit)
 
 
-async def bring_back(session: AsyncSession, memory: Memory, current: MemoryVersion) -> None:
-    """Make a deleted memory active again, as recent as a new save, and index it."""
+async def bring_back(
+    session: AsyncSession, memory: Memory, current: MemoryVersion, limit: int
+) -> None:
+    """Make a deleted memory active again, as recent as a new save, and index it.
+
+    Raises MemoryAtLimit when the owner already has limit active memories: a restore or an
+    undo must not get round the cap a save keeps to.
+    """
+    if await count_active(session, memory.owner_id) >= limit:
+        raise MemoryAtLimit(limit)
     memory.deleted_at = None
     memory.changed_at = utcnow()
     await index_items(session, [item_of(memory, current)])

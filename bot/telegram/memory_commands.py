@@ -9,7 +9,7 @@ from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
 from bot.telegram.reading import place_of
 from bot.telegram.views import View, clear_question, memory_page
-from memory.items import MemoryNotDeleted, MemoryNotFound
+from memory.items import MemoryAtLimit, MemoryNotDeleted, MemoryNotFound
 
 SEARCH_RESULTS_SHOWN = 20
 
@@ -61,6 +61,8 @@ async def restore_memory(update: Update, context: BotContext) -> None:
         item = await control.restore(owner_id(update), memory_id)
     except MemoryNotDeleted:
         await say(update, context, texts.not_deleted(memory_id))
+    except MemoryAtLimit as full:
+        await say(update, context, texts.restore_full(full.limit))
     else:
         await say(update, context, texts.restored(item))
 

@@ -68,6 +68,7 @@ CANNOT_UNDO = {
     UndoRefusal.DELETED: "That memory was deleted since, so there is nothing to undo.",
     UndoRefusal.CHANGED: "That memory changed since; /memory history shows every version.",
     UndoRefusal.RESTORED: "That memory is already back.",
+    UndoRefusal.FULL: "Memory is full (MEMORY_MAX_ITEMS): forget one in /memory first.",
 }
 CLEAR_NOTHING = "There's nothing to clear: I don't remember anything."
 CLEAR_CANCELLED = "Cancelled. I still remember everything."
@@ -282,3 +283,11 @@ def undone(result: UndoResult) -> str:
     if result.kind is ChangeKind.FORGOTTEN:
         return f"Undone: I remember '{escape(result.after.content)}' again."
     return f"Undone: back to '{escape(result.after.content)}'."
+
+
+def restore_full(limit: int) -> str:
+    """Say a memory cannot come back while memory is full."""
+    return (
+        f"Memory is full ({limit} memories, MEMORY_MAX_ITEMS): forget one with /memory first, "
+        "then restore this one."
+    )

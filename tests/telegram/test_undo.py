@@ -224,3 +224,21 @@ async def test_another_owners_undo_and_a_strangers_press_change_nothing(harness)
 async def test_no_notice_when_nothing_changed(harness):
     harness.model.script(text("Just chatting."))
     assert await harness.say(OWNER, "hello") == ["Just chatting."]
+
+
+async def test_restore_and_undo_of_a_forget_keep_to_memory_max_items(start_bot):
+    harness = await start_bot(memory_max_items=2)
+    alec = await harness.store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
+    harness.model.script(call_on("Alec", "forget_memory"), text("Done, I forgot that."))
+    await harness.say(OWNER, "forget that Alec is my boss")
+    notice = last_to(harness, OWNER)
+    # Memory fills up again after the forget.
+    await harness.store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
+    await harness.store.add(OWNER, "The user lives in Lisbon", Category.CONTEXT)
+
+    await press(harness, notice, button(notice, "Undo"))
+    assert "Memory is full" in last_answer(harness)["text"]
+    [restore] = await harness.say(OWNER, f"/memory restore {alec.id}")
+    assert restore.startswith("Memory is full (2 memories")
+    assert len(await harness.store.list_active(OWNER)) == 2
+    assert (await harness.store.find(OWNER, alec.id)).deleted_at is not None
