@@ -9,6 +9,8 @@ import os
 import shutil
 import stat
 
+import pytest
+
 from bot.conversations.file_refs import PDF_PAGE_TOKENS
 from bot.telegram.albums import ALBUM_QUIET_SECONDS
 from tests.fakes.anthropic_server import text, tool_use
@@ -261,3 +263,17 @@ async def test_the_database_and_cached_files_are_private_whatever_the_umask(tmp_
     assert stat.S_IMODE((tmp_path / "data" / "files").stat().st_mode) == 0o700
     [cached] = (tmp_path / "data" / "files").iterdir()
     assert stat.S_IMODE(cached.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("path", ["{secret}", "../../{name}", "documents/../../{name}"])
+async def test_a_file_path_outside_the_file_server_is_refused(harness, tmp_path, path):
+    from bot.agent.attachments import FileUnavailable
+    from bot.telegram.downloads import TelegramFiles
+
+    secret = tmp_path / "another-owners.pdf"
+    secret.write_bytes(sample_pdf(1, "private"))
+    stored = harness.tg.files.add(sample_pdf(), file_name="a.pdf", mime_type="application/pdf")
+    # A Bot API server answering getFile with a local path: PTB would read that file.
+    stored.file_path = path.format(secret=secret, name=secret.name)
+    with pytest.raises(FileUnavailable):
+        await TelegramFiles(harness.app.bot).fetch(stored.file_id)

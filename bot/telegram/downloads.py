@@ -23,6 +23,7 @@ class TelegramFiles:
         """Download a file; raise FileTooBig over Telegram's limit, else FileUnavailable."""
         try:
             file = await self._bot.get_file(file_id)
+            _check_path(file.file_path, self._bot.base_file_url)
             if file.file_size is not None and file.file_size > self.max_bytes:
                 raise FileTooBig(f"{file.file_size} bytes")
             data = await file.download_as_bytearray(read_timeout=DOWNLOAD_TIMEOUT_SECONDS)
@@ -33,3 +34,13 @@ class TelegramFiles:
         except TelegramError as error:  # network trouble, timeouts, Telegram refusing
             raise FileUnavailable(str(error)) from None
         return bytes(data)
+
+
+def _check_path(path: str | None, base_url: str) -> None:
+    """Refuse a file path that is not a download from the Bot API's file server.
+
+    PTB reads an absolute path from the local disk, without the size check: a Bot API server
+    that answered with one (or with '..' in it) would hand over another owner's cached file.
+    """
+    if not path or not path.startswith(base_url + "/") or ".." in path.split("/"):
+        raise FileUnavailable("Telegram gave a file path outside its file server")
