@@ -297,8 +297,9 @@ async def test_a_stranger_never_reaches_the_model_or_memory(harness):
 
 
 async def test_user_message_is_stored_before_the_model_answers(harness):
-    # The model never answers: the message must be stored all the same.
-    harness.model.script(*[error(529, "overloaded_error", "Overloaded")] * 5)
+    # The model never answers (the SDK retries, and a stream that breaks early is asked again
+    # once): the message must be stored all the same.
+    harness.model.script(*[error(529, "overloaded_error", "Overloaded")] * 12)
     await harness.say(OWNER, "keep this")
     async with harness.services.engine.connect() as connection:
         turns = (await connection.execute(select(Turn.role, Turn.content).order_by(Turn.id))).all()

@@ -1,5 +1,6 @@
 """Read a Telegram message into what the agent takes in: where it is, who sent what."""
 
+import unicodedata
 from collections.abc import Sequence
 
 from telegram import (
@@ -22,6 +23,8 @@ from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
 from bot.conversations.snapshot import ChatThread, MessageRef
 from memory.text import clean_text
 
+# A file name longer than this is cut: it only labels the file.
+MAX_FILE_NAME = 100
 # Telegram sends photos as JPEG and gives them no name.
 PHOTO_NAME = "photo.jpg"
 
@@ -102,6 +105,15 @@ def _area(size: PhotoSize) -> int:
     return size.width * size.height
 
 
+def file_name(given: str) -> str:
+    """Return a file's name fit for a label: one line, no format characters, not too long."""
+    # Newlines would fake lines of the user's turn; bidi overrides and other format
+    # characters (Unicode Cf) make a name read otherwise than it is.
+    visible = "".join(ch for ch in clean_text(given) if unicodedata.category(ch) != "Cf")
+    name = " ".join(visible.split())
+    return (name[: MAX_FILE_NAME - 1] + "…" if len(name) > MAX_FILE_NAME else name) or "file"
+
+
 def files_of(message: Message) -> tuple[IncomingFile, ...]:
     """Return the photo or document a message carries, as the sender describes it."""
     if message.photo:
@@ -110,7 +122,7 @@ def files_of(message: Message) -> tuple[IncomingFile, ...]:
     document = message.document
     if document is None:
         return ()
-    name = clean_text(document.file_name or "").strip() or "file"
+    name = file_name(document.file_name or "")
     return (IncomingFile(document.file_id, name, document.mime_type, document.file_size),)
 
 
