@@ -1,11 +1,13 @@
 """Memory without a ceiling: the block always fits, the rest is archived and searchable."""
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.conversations.search import ConversationSearch
+from bot.conversations.snapshot import ChatThread
+from bot.conversations.store import FORGET_BATCH, ConversationStore
 from bot.settings import SettingsError, load_settings
 from memory.categories import Category
 from memory.db import create_sessionmaker
@@ -226,7 +228,13 @@ async def test_conversations_quiet_longer_than_the_retention_are_deleted_but_mem
     await bot.store.add(OWNER, "The user's lease ends in March", Category.CONTEXT)
     conversations = bot.services.conversations
     assert await conversations.forget_before(bot_now() - timedelta(days=30)) == 0
-    assert await conversations.forget_before(bot_now() + timedelta(minutes=1)) == 1
+    # Still open (the next message continues it): kept, whatever the cutoff.
+    assert await conversations.forget_before(bot_now() + timedelta(minutes=1)) == 0
+    later = ConversationStore(
+        create_sessionmaker(bot.services.engine), timedelta(minutes=120),
+        clock=lambda: bot_now() + timedelta(days=31),
+    )  # fmt: skip
+    assert await later.forget_before(bot_now() + timedelta(minutes=1)) == 1
     past = ConversationSearch(create_sessionmaker(bot.services.engine))
     assert await past.search(OWNER, "lease", 10) == []
     assert [m.content for m in await bot.store.list_active(OWNER)] == [
@@ -239,3 +247,23 @@ def bot_now():
     from memory.models import utcnow
 
     return utcnow()
+
+
+async def test_retention_never_deletes_an_open_conversation_and_deletes_in_batches(sessionmaker):
+    now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    # Idle time (three days) longer than the retention (one day): a conversation two days
+    # quiet is still open, and the next message continues it.
+    idle = timedelta(days=3)
+
+    def at(when: datetime) -> ConversationStore:
+        return ConversationStore(sessionmaker, idle, clock=lambda: when)
+
+    said = [{"type": "text", "text": "old"}]
+    for chat in range(1000, 1000 + FORGET_BATCH * 2 + 1):
+        await at(now - timedelta(days=5)).store_user_message(ChatThread(chat), chat, said)
+    hello = [{"type": "text", "text": "hi"}]
+    await at(now - timedelta(days=2)).store_user_message(ChatThread(OWNER), OWNER, hello)
+    assert await at(now).forget_before(now - timedelta(days=1)) == FORGET_BATCH * 2 + 1
+    again = [{"type": "text", "text": "and?"}]
+    snapshot = await at(now).store_user_message(ChatThread(OWNER), OWNER, again)
+    assert [t.content[0]["text"] for t in snapshot.turns] == ["hi", "and?"]

@@ -31,6 +31,8 @@ from memory.switch import load_memory_enabled, memory_enabled_expression
 NO_REF = MessageRef()
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
 RECOVERY_WINDOW = timedelta(minutes=15)
+# Conversations deleted per transaction by retention: other chats wait at most that long.
+FORGET_BATCH = 200
 
 
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool, budget: int) -> str:
@@ -317,16 +319,22 @@ class ConversationStore:
     async def forget_before(self, cutoff: datetime) -> int:
         """Delete conversations quiet since before cutoff, with their turns; return how many.
 
-        Memories are never touched: they belong to the owner, not to a conversation.
+        Memories are never touched: they belong to the owner, not to a conversation. A
+        conversation the next message would still continue (quiet for less than the idle
+        time) is never deleted, and deletion goes in batches, so no chat waits long on it.
         """
+        cutoff = min(cutoff, self._clock() - self._idle_timeout)
         old = select(Conversation.id).where(Conversation.last_activity_at < cutoff)
-        async with self._sessionmaker.begin() as session:
-            # Turns first, so every index (and its triggers) sees each one go.
-            await session.execute(delete(Turn).where(Turn.conversation_id.in_(old)))
-            result = await session.execute(
-                delete(Conversation).where(Conversation.last_activity_at < cutoff)
-            )
-            return affected(result)
+        deleted = 0
+        while True:
+            async with self._sessionmaker.begin() as session:
+                batch = (await session.scalars(old.limit(FORGET_BATCH))).all()
+                if not batch:
+                    return deleted
+                # Turns first, so every index (and its triggers) sees each one go.
+                await session.execute(delete(Turn).where(Turn.conversation_id.in_(batch)))
+                await session.execute(delete(Conversation).where(Conversation.id.in_(batch)))
+                deleted += len(batch)
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""
