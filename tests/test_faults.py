@@ -9,7 +9,9 @@ from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
 from bot.log_setup import OWN_LOGGERS, configure_logging
 from bot.migrations import upgrade_database_async
+from bot.telegram.texts import MODEL_UNAVAILABLE
 from memory.db import create_engine, create_sessionmaker
+from tests.buttons import button, last_to, press
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import FRIEND, OWNER, BotHarness
 
@@ -43,13 +45,29 @@ async def test_a_failure_after_a_tool_call_leaves_a_valid_history(harness):
         *[OVERLOADED] * 5,
         text("Saved earlier; hello again."),
     )
-    [apology] = await harness.say(OWNER, "remember I like tea")
+    apology, _notice = await harness.say(OWNER, "remember I like tea")
     assert "can't reach the model" in apology
     assert [m.content for m in await harness.store.list_active(OWNER)] == ["The user likes tea"]
     assert await harness.say(OWNER, "hello?") == ["Saved earlier; hello again."]
     assert harness.model.invalid == []
     roles = [m["role"] for m in harness.model.requests[-1]["messages"]]
     assert roles == ["user", "assistant", "user"]
+
+
+async def test_a_memory_saved_before_a_failed_call_gets_its_notice_and_undo(harness):
+    harness.model.script(
+        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"}),
+        *[OVERLOADED] * 5,  # the second call of the turn fails, the SDK's retries included
+    )
+    assert await harness.say(OWNER, "remember I like tea") == [
+        MODEL_UNAVAILABLE,
+        "Saved to memory: 'The user likes tea'",
+    ]
+    notice = last_to(harness, OWNER)
+    assert await press(harness, notice, button(notice, "Undo")) == [
+        "Undone: I no longer remember 'The user likes tea'."
+    ]
+    assert await harness.store.list_active(OWNER) == []
 
 
 async def test_telegram_429_is_waited_out_by_the_rate_limiter(harness):

@@ -5,12 +5,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 from typing import Any
 
-from anthropic import AsyncAnthropic, BadRequestError
+from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
 from bot.agent.attachments import Files
 from bot.agent.request import build_request
-from bot.agent.stream import Progress, stream_message
+from bot.agent.stream import Progress, StreamBroken, stream_message
 from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
 from bot.conversations.file_refs import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
@@ -54,6 +54,18 @@ class Answer:
 
     text: str
     changes: list[MemoryChange | MemoryFull] = field(default_factory=list)
+
+
+class TurnFailed(Exception):
+    """A model call failed partway through a turn; what the turn changed travels with it.
+
+    Tools run between model calls, so a turn can save, update or forget memories and then
+    fail: the user must still see each of those changes, with its Undo.
+    """
+
+    def __init__(self, changes: list[MemoryChange | MemoryFull]):
+        super().__init__("a model call failed partway through the turn")
+        self.changes = changes
 
 
 def stored_content(message: Message) -> list[dict[str, Any]]:
@@ -137,6 +149,13 @@ class Agent:
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         files = await self._files.payloads(snapshot.turns)  # later rounds add no files
         state = _TurnState(snapshot.conversation, list(snapshot.turns), tools, files, progress)
+        try:
+            return await self._rounds(state)
+        except (APIError, StreamBroken) as error:
+            raise TurnFailed(state.answer.changes) from error
+
+    async def _rounds(self, state: "_TurnState") -> Answer:
+        """Call the model and run its tools, round after round, until it answers."""
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
             try:

@@ -10,7 +10,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated
 
-from bot.agent.loop import Answer
+from bot.agent.loop import Answer, TurnFailed
 from bot.agent.stream import Progress, StreamBroken
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
@@ -18,6 +18,8 @@ from bot.telegram.drafts import Drafts
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
+from memory.budget import MemoryFull
+from memory.items import MemoryChange
 
 logger = logging.getLogger(__name__)
 
@@ -91,12 +93,22 @@ async def deliver_answer(
             typing_indicator(bot, place, until=stream.shown if stream else None),
         ):
             result = await answer(stream)
-    except (APIError, StreamBroken) as error:
+    except (APIError, StreamBroken, TurnFailed) as error:
         # A stream that broke off is a failed call: its text was not stored, and is not sent.
-        logger.warning("model call failed for chat %s: %s", place.chat_id, error)
+        cause = error.__cause__ if isinstance(error, TurnFailed) else error
+        logger.warning("model call failed for chat %s: %s", place.chat_id, cause)
         await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
+        # What the turn changed before the failure is shown all the same, each with its Undo.
+        await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
         return
     markdown = result.text or texts.EMPTY_REPLY
     await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown)
-    for view in change_notices(result.changes):
+    await send_notices(bot, place, result.changes)
+
+
+async def send_notices(
+    bot: Bot, place: ChatThread, changes: list[MemoryChange | MemoryFull]
+) -> None:
+    """Send a notice for each memory change, with its Undo, and for each write refused."""
+    for view in change_notices(changes):
         await send_view(bot, place, view)
