@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
-    Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     CommandHandler,
@@ -34,9 +33,8 @@ from bot.reminders.store import ReminderStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram import handlers, texts
-from bot.telegram.albums import albums_of
 from bot.telegram.callbacks import CALLBACK_PATTERN
-from bot.telegram.context import BotContext, Services
+from bot.telegram.context import BotApplication, BotContext, BotData, Services
 from bot.telegram.cooldown import Clock
 from bot.telegram.downloads import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
@@ -157,19 +155,19 @@ def build_services(
     )
 
 
-async def post_init(application: Application) -> None:
+async def post_init(application: BotApplication) -> None:
     """Get ready to answer once Telegram has answered getMe."""
-    settings = application.bot_data["services"].settings
+    data = application.bot_data
+    settings = data.services.settings
     # Building the tokenizer takes a third of a second; the first message should not wait.
     encoding()
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
-    application.bot_data["recovery"] = asyncio.create_task(answer_unanswered(application))
-    services: Services = application.bot_data["services"]
-    reminders = services.reminders
+    data.recovery = asyncio.create_task(answer_unanswered(application))
+    reminders = data.services.reminders
     outlet = TelegramOutlet(application)
     due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm)
-    application.bot_data["due_loop"] = asyncio.create_task(due_loop.run())
+    data.due_loop = asyncio.create_task(due_loop.run())
     if settings.conversation_retention_days and application.job_queue is not None:
         # PTB's job-queue extra is a dependency, so the queue is always there.
         application.job_queue.run_repeating(
@@ -186,24 +184,24 @@ async def post_init(application: Application) -> None:
         logger.warning("could not register the command menu: %s", error)
 
 
-async def post_shutdown(application: Application) -> None:
+async def post_shutdown(application: BotApplication) -> None:
     """Close the model client and the database engine."""
-    services: Services = application.bot_data["services"]
+    data = application.bot_data
     remove_stop_signals()
     # An album still being collected is stored; it is answered after the restart.
-    albums_of(application).cancel()
-    due_loop = application.bot_data.get("due_loop")
+    data.albums.cancel()
+    due_loop = data.due_loop
     if due_loop is not None:
         due_loop.cancel()
         await asyncio.wait({due_loop}, timeout=RECOVERY_WAIT_SECONDS)
-    recovery = application.bot_data.get("recovery")
+    recovery = data.recovery
     if recovery is not None:
         # Cancelling it mid-query can strand a database connection; it is short, so wait.
         await asyncio.wait({recovery}, timeout=RECOVERY_WAIT_SECONDS)
         if recovery.done() and not recovery.cancelled() and recovery.exception():
             logger.error("answering after the restart failed", exc_info=recovery.exception())
-    await services.anthropic.close()
-    await services.engine.dispose()
+    await data.services.anthropic.close()
+    await data.services.engine.dispose()
 
 
 def file_base_url(api_base_url: str) -> str:
@@ -212,7 +210,7 @@ def file_base_url(api_base_url: str) -> str:
     return f"{root}/file/bot"
 
 
-def add_handlers(application: Application, clock: Clock = time.monotonic) -> None:
+def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> None:
     """Register the guard (on clock), the commands and the chat handler."""
     # Before the guard: whoever upgraded the group, its memories must follow it.
     application.add_handler(
@@ -251,7 +249,7 @@ def build_application(
     max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
     clock: Clock = time.monotonic,
     reminder_clock: ReminderClock | None = None,
-) -> Application:
+) -> BotApplication:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
         ApplicationBuilder()
@@ -260,14 +258,12 @@ def build_application(
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates))
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
-        .context_types(ContextTypes(context=BotContext))
+        .context_types(ContextTypes(context=BotContext, bot_data=BotData))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()
     )
     files = build_files(settings, TelegramFiles(application.bot))
-    application.bot_data["services"] = build_services(
-        settings, files, reminder_clock=reminder_clock
-    )
+    application.bot_data.services = build_services(settings, files, reminder_clock=reminder_clock)
     add_handlers(application, clock)
     return application

@@ -95,7 +95,7 @@ class BotHarness:
     @property
     def services(self):
         """Return the running Application's services."""
-        return self.app.bot_data["services"]
+        return self.app.bot_data.services
 
     @property
     def store(self):

@@ -155,7 +155,7 @@ async def start_with_a_message_left_unanswered(
 
 async def test_a_message_left_unanswered_is_answered_at_start(start_bot, fakes, database_url):
     bot = await start_with_a_message_left_unanswered(start_bot, fakes, database_url)
-    await bot.app.bot_data["recovery"]
+    await bot.app.bot_data.recovery
     assert bot.tg.messages_to(OWNER) == ["Yes, back now."]
     assert "are you there?" in str(bot.model.requests[-1]["messages"])
 
@@ -166,7 +166,7 @@ async def test_after_a_restart_a_user_no_longer_allowed_is_not_answered(
     bot = await start_with_a_message_left_unanswered(
         start_bot, fakes, database_url, allowed_user_ids=frozenset({FRIEND})
     )
-    await bot.app.bot_data["recovery"]
+    await bot.app.bot_data.recovery
     assert bot.tg.messages_to(OWNER) == []
     assert bot.model.requests == []
 
@@ -176,6 +176,6 @@ async def test_a_failure_while_answering_at_start_is_logged(start_bot, fakes, da
     tg, _ = fakes
     tg.fail_next("sendMessage", status=403, description="Forbidden: bot was blocked by the user")
     bot = await start_with_a_message_left_unanswered(start_bot, fakes, database_url)
-    await bot.app.bot_data["recovery"]
+    await bot.app.bot_data.recovery
     assert "could not answer conversation" in caplog.text and "Forbidden" in caplog.text
     assert await bot.say(OWNER, "hello") == ["Yes, back now."]

@@ -1,6 +1,8 @@
-"""The handler context type, with the services built at start-up, and whose memory it uses."""
+"""The handler context and bot_data types, with the services built at start-up; memory owners."""
 
+import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from anthropic import AsyncAnthropic
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -11,6 +13,7 @@ from bot.agent.chat import ChatService
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
+from bot.telegram.albums import Albums
 from bot.telegram.drafts import Drafts
 from memory.control import MemoryControl
 from memory.store import MemoryStore
@@ -35,18 +38,33 @@ class Services:
         self.drafts = Drafts(self.settings.stream_replies)
 
 
-class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
+@dataclass
+class BotData:
+    """The application's bot_data: its services, and what runs beside the handlers."""
+
+    # PTB makes bot_data without arguments; build_application sets the services right after.
+    services: Services = field(init=False)
+    albums: Albums = field(default_factory=Albums)
+    recovery: asyncio.Task[None] | None = None  # answering what the last run left unanswered
+    due_loop: asyncio.Task[None] | None = None  # sending reminders when they are due
+
+
+class BotContext(CallbackContext[ExtBot, dict, dict, BotData]):
     """CallbackContext with typed access to the services."""
 
     def __init__(
-        self, application: Application, chat_id: int | None = None, user_id: int | None = None
+        self, application: "BotApplication", chat_id: int | None = None, user_id: int | None = None
     ):
         super().__init__(application, chat_id, user_id)
 
     @property
     def services(self) -> Services:
         """Return the services built at start-up."""
-        return self.application.bot_data["services"]
+        return self.bot_data.services
+
+
+# The application as handlers see it; what matters to them is its typed bot_data.
+BotApplication = Application[Any, Any, Any, Any, BotData, Any]
 
 
 def owner_id(update: Update) -> int:

@@ -14,8 +14,10 @@ from bot.agent.loop import Answer, TurnFailed
 from bot.agent.stream import Progress, StreamBroken
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
+from bot.telegram.context import BotApplication
 from bot.telegram.drafts import Drafts
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
+from bot.telegram.processing import lanes
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
 from memory.budget import MemoryFull
@@ -112,3 +114,19 @@ async def send_notices(
     """Send a notice for each memory change, with its Undo, and for each write refused."""
     for view in change_notices(changes):
         await send_view(bot, place, view)
+
+
+async def answer_if_unanswered(
+    application: BotApplication, place: ChatThread, conversation_id: int
+) -> None:
+    """Answer a conversation in its chat's turn, if its newest message still waits for one."""
+    services = application.bot_data.services
+
+    async def answer() -> None:
+        # Read it under the chat's lock: a newer message may have answered or compacted it.
+        snapshot = await services.conversations.snapshot(conversation_id)
+        if snapshot.unanswered:
+            call = partial(services.chat.answer, snapshot)
+            await deliver_answer(application.bot, place, call, services.drafts)
+
+    await lanes(application).run_exclusive(place.chat_id, answer())

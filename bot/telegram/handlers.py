@@ -6,12 +6,13 @@ from functools import partial
 from telegram import Update
 from telegram.error import Conflict, TelegramError
 
-from bot.conversations.snapshot import DuplicateUpdate
+from bot.agent.attachments import FileRefused
+from bot.agent.user_turn import IncomingMessage
+from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.telegram import texts
-from bot.telegram.albums import albums_of, take_album_item
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.cooldown import Cooldown
-from bot.telegram.delivery import deliver_answer, send_html
+from bot.telegram.delivery import answer_if_unanswered, deliver_answer, send_html, send_markdown
 from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.reading import incoming_of, message_of, place_of
 
@@ -40,6 +41,23 @@ async def new_conversation(update: Update, context: BotContext) -> None:
     await say(update, context, texts.NEW_CONVERSATION)
 
 
+async def take_album_item(
+    context: BotContext, place: ChatThread, owner_id: int, message: IncomingMessage
+) -> None:
+    """Store one item of an album now, and answer the album when it is complete."""
+    try:
+        snapshot = await context.services.chat.store_message(place, owner_id, message)
+    except FileRefused as refused:
+        await send_markdown(context.bot, place, refused.note)
+        return
+    except DuplicateUpdate:
+        logger.info("album item %s was already stored", message.ref.message_key)
+        return
+    # A message after the album may have had it answered already.
+    answer = partial(answer_if_unanswered, context.application, place, snapshot.conversation.id)
+    context.bot_data.albums.answer_later(place, answer)
+
+
 async def chat_message(update: Update, context: BotContext) -> None:
     """Answer a message through the agent; an album's items are answered together."""
     place = place_of(update)
@@ -56,7 +74,7 @@ async def chat_message(update: Update, context: BotContext) -> None:
 
 async def file_message(update: Update, context: BotContext) -> None:
     """Answer a photo or document addressed to the bot, or from an album that was."""
-    albums = albums_of(context.application)
+    albums = context.bot_data.albums
     album_id = message_of(update).media_group_id
     if ADDRESSED_TO_BOT.check_update(update):
         if album_id:

@@ -4,13 +4,10 @@ import asyncio
 import logging
 import signal
 from datetime import timedelta
-from functools import partial
 
-from telegram.ext import Application, CallbackContext
-
-from bot.conversations.snapshot import ConversationState, Unanswered
-from bot.telegram.context import Services
-from bot.telegram.delivery import deliver_answer
+from bot.conversations.snapshot import Unanswered
+from bot.telegram.context import BotApplication, BotContext
+from bot.telegram.delivery import answer_if_unanswered
 from bot.telegram.processing import lanes
 from memory.models import utcnow
 
@@ -26,10 +23,9 @@ def still_allowed(pending: Unanswered, allowed: frozenset[int]) -> bool:
     return sender in allowed
 
 
-async def answer_unanswered(application: Application) -> None:
+async def answer_unanswered(application: BotApplication) -> None:
     """Answer messages that a crash or a stop left stored but unanswered."""
-    services: Services = application.bot_data["services"]
-    processor = lanes(application)
+    services = application.bot_data.services
     allowed = services.settings.allowed_user_ids
     everything = await services.conversations.unanswered()
     pending = [p.conversation for p in everything if still_allowed(p, allowed)]
@@ -38,16 +34,8 @@ async def answer_unanswered(application: Application) -> None:
                     len(everything) - len(pending))  # fmt: skip
     if pending:
         logger.info("answering %d message(s) left unanswered by the last run", len(pending))
-
-    async def answer(conversation: ConversationState) -> None:
-        # Read it again under the chat's lock: a newer message may have answered or compacted it.
-        snapshot = await services.conversations.snapshot(conversation.id)
-        if snapshot.unanswered:
-            answer = partial(services.chat.answer, snapshot)
-            await deliver_answer(application.bot, conversation.place, answer, services.drafts)
-
     results = await asyncio.gather(
-        *(processor.run_exclusive(c.chat_id, answer(c)) for c in pending),
+        *(answer_if_unanswered(application, c.place, c.id) for c in pending),
         return_exceptions=True,
     )
     for conversation, result in zip(pending, results, strict=True):
@@ -59,9 +47,9 @@ async def answer_unanswered(application: Application) -> None:
             )
 
 
-async def forget_old_conversations(context: CallbackContext) -> None:
+async def forget_old_conversations(context: BotContext) -> None:
     """Delete conversations older than CONVERSATION_RETENTION_DAYS; memories stay."""
-    services: Services = context.application.bot_data["services"]
+    services = context.services
     days = services.settings.conversation_retention_days
     if days is None:  # scheduled only when set
         return
@@ -70,7 +58,7 @@ async def forget_old_conversations(context: CallbackContext) -> None:
         logger.info("deleted %d conversation(s) older than %d days", deleted, days)
 
 
-async def stop_gracefully(application: Application, grace_seconds: float) -> None:
+async def stop_gracefully(application: BotApplication, grace_seconds: float) -> None:
     """Stop fetching updates, let running turns finish within the grace period, then stop."""
     if application.updater is not None and application.updater.running:
         await application.updater.stop()
@@ -85,7 +73,7 @@ async def stop_gracefully(application: Application, grace_seconds: float) -> Non
     application.stop_running()
 
 
-def install_stop_signals(application: Application, grace_seconds: float) -> None:
+def install_stop_signals(application: BotApplication, grace_seconds: float) -> None:
     """Make SIGTERM and SIGINT stop the bot gracefully, once."""
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task] = []

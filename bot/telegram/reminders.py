@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 
 from telegram import Update
 from telegram.error import BadRequest, Forbidden, TelegramError
-from telegram.ext import Application
 
 from bot.conversations.snapshot import ChatThread
 from bot.reminders.due import Delivery
@@ -18,7 +17,7 @@ from bot.reminders.records import Claim, ReminderNotFound, ReminderRecord
 from bot.reminders.store import ReminderStore
 from bot.reminders.zones import find_zone
 from bot.telegram import reminder_views as views
-from bot.telegram.context import BotContext, Services, owner_id
+from bot.telegram.context import BotApplication, BotContext, Services, owner_id
 from bot.telegram.delivery import deliver_answer, markup, send_html, send_view
 from bot.telegram.processing import lanes
 from bot.telegram.reading import place_of
@@ -33,12 +32,12 @@ GONE_CHAT = ("chat not found", "bot was kicked", "not enough rights", "have no r
 class TelegramOutlet:
     """Sends fired reminders; each is also stored as the bot's turn of the conversation."""
 
-    def __init__(self, application: Application):
+    def __init__(self, application: BotApplication):
         self._application = application
 
     @property
     def _services(self) -> Services:
-        return self._application.bot_data["services"]
+        return self._application.bot_data.services
 
     async def fire(self, claim: Claim, late: bool) -> Delivery:
         """Send one fired reminder, or answer a check-in, in its chat and topic."""

@@ -24,7 +24,7 @@ from bot.app import (
 )
 from bot.migrations import upgrade_database_async
 from bot.settings import Settings
-from bot.telegram.context import BotContext
+from bot.telegram.context import BotContext, BotData
 from bot.telegram.downloads import TelegramFiles
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
@@ -39,7 +39,7 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES) if concurrent else False)
-        .context_types(ContextTypes(context=BotContext))
+        .context_types(ContextTypes(context=BotContext, bot_data=BotData))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
     )
@@ -47,7 +47,7 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
         builder = builder.rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
     application = builder.build()
     files = build_files(settings, TelegramFiles(application.bot))
-    application.bot_data["services"] = build_services(settings, files)
+    application.bot_data.services = build_services(settings, files)
     add_handlers(application)
     return application
 
