@@ -7,8 +7,9 @@ block are listed by category, then by creation, so the same memories give the sa
 
 import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from itertools import groupby
+from typing import Protocol
 
 from memory.categories import Category
 from memory.items import MemoryItem
@@ -82,15 +83,25 @@ def lines_budget(budget: int) -> int:
     return max(0, budget - count_tokens(frame))
 
 
-def choose(candidates: Sequence[tuple[str, int]], budget: int) -> list[str]:
-    """Return the ids that fit, in the block rule's order: (id, tokens) in that order."""
+class Candidate(Protocol):
+    """A memory the block may hold: its id and the tokens of its line (a row of the choice)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def tokens(self) -> int: ...
+
+
+def choose(candidates: Iterable[Candidate], budget: int) -> list[str]:
+    """Return the ids that fit, of candidates given in the block rule's order."""
     room, chosen = lines_budget(budget), []
-    for memory_id, tokens in candidates:
+    for candidate in candidates:
         # A newline joins each line to the next; it is a token of its own at worst.
-        room -= tokens + 1
+        room -= candidate.tokens + 1
         if room < 0:
             break
-        chosen.append(memory_id)
+        chosen.append(candidate.id)
     return chosen
 
 

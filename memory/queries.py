@@ -12,15 +12,16 @@ from memory.items import MemoryItem, MemoryNotFound, MemoryVersionItem
 from memory.models import Memory, MemoryVersion
 
 # Plain columns, not ORM objects: building 2,000 objects for the block took most of a turn.
+# Each is named as the MemoryItem field it fills, and read back by that name.
 ITEM_COLUMNS = (
     Memory.id,
     Memory.owner_id,
     Memory.category,
     Memory.subject,
     MemoryVersion.content,
-    MemoryVersion.version_number,
+    MemoryVersion.version_number.label("version"),
     Memory.created_at,
-    MemoryVersion.created_at,
+    MemoryVersion.created_at.label("updated_at"),
     Memory.deleted_at,
     Memory.pinned,
 )
@@ -57,9 +58,20 @@ def item_of(memory: Memory, version: MemoryVersion) -> MemoryItem:
 
 
 def item_from_row(row: Row) -> MemoryItem:
-    """Build an item from a row of ITEM_COLUMNS."""
-    memory_id, owner_id, category, *rest = row
-    return MemoryItem(memory_id, owner_id, Category(category), *rest)
+    """Build an item from a row of ITEM_COLUMNS, reading each column by its name."""
+    values = row._mapping
+    return MemoryItem(
+        id=values["id"],
+        owner_id=values["owner_id"],
+        category=Category(values["category"]),
+        subject=values["subject"],
+        content=values["content"],
+        version=values["version"],
+        created_at=values["created_at"],
+        updated_at=values["updated_at"],
+        deleted_at=values["deleted_at"],
+        pinned=values["pinned"],
+    )
 
 
 def _latest_version_number():
@@ -109,7 +121,7 @@ async def load_with_current(
     row = (await session.execute(query)).first()
     if row is None:
         raise MemoryNotFound(memory_id)
-    return row[0], row[1]
+    return row.Memory, row.MemoryVersion
 
 
 async def lock_owner_memories(session: AsyncSession, owner_id: int, *, shared: bool) -> None:

@@ -233,8 +233,8 @@ class MemoryStore:
         async with self._sessionmaker() as session:
             rows = (await session.execute(versions_query)).all()
         records: dict[str, tuple[Memory, list[MemoryVersion]]] = {}
-        for memory, version in rows:
-            records.setdefault(memory.id, (memory, []))[1].append(version)
+        for row in rows:
+            records.setdefault(row.Memory.id, (row.Memory, []))[1].append(row.MemoryVersion)
         return [
             MemoryRecord(item_of(memory, versions[-1]), [version_item(v) for v in versions])
             for memory, versions in records.values()

@@ -85,6 +85,11 @@ class ConversationSearch:
                 .limit(limit)
             )
             return [
-                TurnHit(turn_id, role, created_at, excerpt(turn_words(role, content), terms))
-                for turn_id, role, content, created_at in rows
+                TurnHit(
+                    turn_id=row.id,
+                    role=row.role,
+                    said_at=row.created_at,
+                    excerpt=excerpt(turn_words(row.role, row.content), terms),
+                )
+                for row in rows
             ]

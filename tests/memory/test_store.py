@@ -1,7 +1,9 @@
 """The memory store on a real SQLite file: versions, soft delete, owner scoping."""
 
+from datetime import UTC, datetime
+
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from memory.categories import Category
@@ -110,3 +112,39 @@ async def test_a_failed_add_writes_nothing(store, sessionmaker):
         await store.add(ALICE, "abc", Category.CONTEXT)
     async with sessionmaker() as session:
         assert await session.scalar(select(func.count()).select_from(Memory)) == 0
+
+
+async def test_every_read_keeps_creation_change_and_deletion_times_apart(store, sessionmaker):
+    # Three different instants: a read that took one datetime column for another would show.
+    created, changed, deleted = (datetime(2024, month, 1, tzinfo=UTC) for month in (1, 2, 3))
+    kept = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
+    await store.update(ALICE, kept.id, "Sarah is on the Design team")
+    gone = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    await store.delete(ALICE, gone.id)
+    async with sessionmaker.begin() as session:
+        await session.execute(update(Memory).values(created_at=created))
+        await session.execute(update(Memory).where(Memory.id == gone.id).values(deleted_at=deleted))
+        await session.execute(update(MemoryVersion).values(created_at=changed))
+        await session.execute(
+            update(MemoryVersion)
+            .where(MemoryVersion.memory_id == kept.id, MemoryVersion.version_number == 1)
+            .values(created_at=created)
+        )
+    active = [
+        *await store.list_active(ALICE),
+        await store.find(ALICE, kept.id),
+        await store.find_subject(ALICE, "sarah"),
+        *await store.search(ALICE, "design", 10),
+    ]
+    records = await store.export(ALICE)
+    active.append(next(r.item for r in records if r.item.id == kept.id))
+    for item in active:
+        assert (item.created_at, item.updated_at, item.deleted_at) == (created, changed, None)
+    deleted_items = [
+        *await store.list_deleted(ALICE, 10),
+        await store.find(ALICE, gone.id),
+        next(r.item for r in records if r.item.id == gone.id),
+    ]
+    for item in deleted_items:
+        assert (item.created_at, item.updated_at, item.deleted_at) == (created, changed, deleted)
+    assert [v.created_at for v in await store.history(ALICE, kept.id)] == [created, changed]
