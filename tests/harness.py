@@ -6,13 +6,14 @@ import secrets
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from telegram import Update
 from telegram.ext import Application
 
 from bot.app import build_application
 from bot.settings import Settings
+from bot.telegram.processing import lanes
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.telegram_server import FakeTelegram
 
@@ -24,8 +25,26 @@ CROWD = tuple(range(10_000, 10_100))
 POLL_TIMEOUT = 1
 
 
+class BotApiEndpoint(Protocol):
+    """Where a Bot API server listens and the token it expects (a fake, or a remote one)."""
+
+    @property
+    def token(self) -> str: ...
+    @property
+    def base_url(self) -> str: ...
+
+
+class MessagesApiEndpoint(Protocol):
+    """Where a Messages API server listens and the key it expects."""
+
+    @property
+    def api_key(self) -> str: ...
+    @property
+    def base_url(self) -> str: ...
+
+
 def make_settings(
-    tg: FakeTelegram, model: FakeAnthropic, database_url: str, **overrides: Any
+    tg: BotApiEndpoint, model: MessagesApiEndpoint, database_url: str, **overrides: Any
 ) -> Settings:
     """Return settings pointing at the fakes, ignoring any .env or environment."""
     values: dict[str, Any] = {
@@ -64,12 +83,13 @@ class BotHarness:
 
     async def start(self) -> "BotHarness":
         """Build and start the Application, long-polling the fake Bot API."""
-        self.app = self.build()
-        await self.app.initialize()
-        if self.app.post_init:
-            await self.app.post_init(self.app)
-        await self.app.start()
-        await self.app.updater.start_polling(
+        self.app = app = self.build()
+        assert app.updater is not None  # build_application keeps PTB's Updater
+        await app.initialize()
+        if app.post_init:
+            await app.post_init(app)
+        await app.start()
+        await app.updater.start_polling(
             poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
         )
         return self
@@ -79,7 +99,7 @@ class BotHarness:
         if self.app is None:
             return
         app, self.app = self.app, None
-        if app.updater.running:
+        if app.updater is not None and app.updater.running:
             await app.updater.stop()
         if app.running:
             await app.stop()
@@ -93,6 +113,12 @@ class BotHarness:
         await self.start()
 
     @property
+    def running_app(self) -> Application:
+        """Return the running Application."""
+        assert self.app is not None, "start() first"
+        return self.app
+
+    @property
     def services(self):
         """Return the running Application's services."""
         return self.app.bot_data.services
@@ -104,14 +130,15 @@ class BotHarness:
 
     async def idle(self, timeout: float = 15.0) -> None:  # noqa: ASYNC109
         """Wait until every queued update has been fetched and fully handled."""
+        app = self.running_app
         async with asyncio.timeout(timeout):
             quiet = 0
             while quiet < 3:
                 busy = (
                     self.tg.updates
-                    or not self.app.update_queue.empty()
+                    or not app.update_queue.empty()
                     # Queued behind its chat's turn, an update holds no slot yet: count it too.
-                    or self.app.update_processor.unfinished
+                    or lanes(app).unfinished
                 )
                 quiet = 0 if busy else quiet + 1
                 await asyncio.sleep(0.01)

@@ -39,7 +39,9 @@ class LoadResult:
 def rss_kib(pid: int) -> int:
     """Return a process's resident set size in KiB."""
     status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+    match = re.search(r"VmRSS:\s+(\d+)", status)
+    assert match is not None, f"no VmRSS line in /proc/{pid}/status"
+    return int(match.group(1))
 
 
 def echo(request: dict):

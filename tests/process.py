@@ -28,6 +28,21 @@ def bot_environment(tg, model, database_url: str, **extra: str) -> dict[str, str
     return env
 
 
+async def run_merged(
+    *command: str,
+    env: dict[str, str],
+    cwd: Path = ROOT,
+    timeout: float = 120,  # noqa: ASYNC109
+) -> tuple[int, str]:
+    """Run a command until it exits; return its exit code and its stdout and stderr together."""
+    process = await asyncio.create_subprocess_exec(
+        *command, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=timeout)
+    assert process.returncode is not None  # communicate() returns once the process exited
+    return process.returncode, output.decode(errors="replace")
+
+
 async def run_to_exit(env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
     """Run `python -m bot` until it exits by itself; return its exit code, stdout and stderr."""
     process = await asyncio.create_subprocess_exec(
@@ -35,6 +50,7 @@ async def run_to_exit(env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode is not None  # communicate() returns once the process exited
     return process.returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
 
 
@@ -44,9 +60,15 @@ class BotProcess:
     def __init__(self, env: dict[str, str], cwd: Path):
         self.env = env
         self.cwd = cwd
-        self.process: asyncio.subprocess.Process | None = None
+        self._process: asyncio.subprocess.Process | None = None
         self._chunks: list[bytes] = []
         self._reader: asyncio.Task | None = None
+
+    @property
+    def process(self) -> asyncio.subprocess.Process:
+        """Return the started process."""
+        assert self._process is not None, "start() first"
+        return self._process
 
     @property
     def output(self) -> str:
@@ -55,7 +77,7 @@ class BotProcess:
 
     async def start(self) -> "BotProcess":
         """Spawn the process."""
-        self.process = await asyncio.create_subprocess_exec(
+        self._process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "bot",
@@ -70,6 +92,7 @@ class BotProcess:
 
     async def _read_output(self) -> None:
         """Collect the process's output until it closes."""
+        assert self.process.stdout is not None  # spawned with stdout=PIPE
         while chunk := await self.process.stdout.read(65536):
             self._chunks.append(chunk)
 
@@ -77,6 +100,7 @@ class BotProcess:
         """Send a signal, wait for the exit, and return the exit code."""
         if self.process.returncode is None:
             self.process.send_signal(signum)
-        await asyncio.wait_for(self.process.wait(), timeout=timeout)
-        await self._reader
-        return self.process.returncode
+        returncode = await asyncio.wait_for(self.process.wait(), timeout=timeout)
+        if self._reader is not None:
+            await self._reader
+        return returncode

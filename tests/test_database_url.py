@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from bot.settings import SettingsError, load_settings
 from memory.db import SSL_MODES, DatabaseUrlError, create_engine, parse_database_url
 from tests import pg
+from tests.process import run_merged
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -295,7 +296,7 @@ def tls_env(monkeypatch, tmp_path):
 
 def _proxied_url(proxy: TlsProxy, host: str = "127.0.0.1") -> str:
     admin = make_url(pg.ADMIN_URL)
-    credentials = admin.username + (f":{admin.password}" if admin.password else "")
+    credentials = (admin.username or "") + (f":{admin.password}" if admin.password else "")
     return f"postgres://{credentials}@{host}:{proxy.port}/{admin.database}"
 
 
@@ -377,12 +378,7 @@ async def _start_bot(database_url: str, cwd: Path) -> tuple[int, str]:
         DATABASE_URL=database_url,
         PYTHONPATH=str(ROOT),
     )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=cwd, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
-    output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
-    return process.returncode, output.decode(errors="replace")
+    return await run_merged(sys.executable, "-m", "bot", env=env, cwd=cwd)
 
 
 async def test_a_database_it_cannot_use_stops_start_up_with_one_clear_line(tmp_path):

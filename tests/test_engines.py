@@ -16,6 +16,7 @@ from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from memory.models import is_search_object
 from memory.store import MemoryStore
+from tests.process import run_merged as _run
 
 ROOT = Path(__file__).resolve().parent.parent
 OWNER = 111
@@ -143,18 +144,6 @@ async def test_concurrent_upgrades_of_a_fresh_database_all_succeed(empty_databas
     async with asyncio.timeout(60):
         await asyncio.gather(*(upgrade_database_async(empty_database_url) for _ in range(4)))
     assert await _revisions(empty_database_url) == [HEAD]
-
-
-async def _run(*command: str, env: dict[str, str]) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        cwd=ROOT,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
-    return process.returncode, output.decode(errors="replace")
 
 
 def procfile() -> dict[str, str]:

@@ -54,7 +54,8 @@ async def _start_up_failure(fakes, tmp_path, **extra: str) -> tuple[int, str, st
     """Start `python -m bot` at the default log level on a migrated database until it exits."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
     await upgrade_database_async(url)
-    env = bot_environment(*fakes, url, LOG_LEVEL="INFO", **extra)
+    tg, model = fakes
+    env = bot_environment(tg, model, url, LOG_LEVEL="INFO", **extra)
     return await run_to_exit(env, tmp_path)
 
 

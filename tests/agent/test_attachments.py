@@ -183,7 +183,7 @@ class Source:
     max_bytes = 20 * 1024 * 1024
 
     def __init__(self, files: dict[str, bytes]):
-        self.files, self.fetched = files, []
+        self.files, self.fetched = files, list[str]()
 
     async def fetch(self, file_id: str) -> bytes:
         self.fetched.append(file_id)

@@ -3,8 +3,9 @@
 import dataclasses
 from datetime import UTC, datetime
 from types import SimpleNamespace
+from typing import Any, cast
 
-import httpx
+import httpx2
 from anthropic import APIStatusError
 
 from bot.agent.compaction import Compactor
@@ -154,13 +155,14 @@ class Conversations:
 
 
 def refused() -> APIStatusError:
-    request = httpx.Request("POST", "https://api.example/v1/messages")
-    return APIStatusError("bad", response=httpx.Response(400, request=request), body=None)
+    request = httpx2.Request("POST", "https://api.example/v1/messages")
+    return APIStatusError("bad", response=httpx2.Response(400, request=request), body=None)
 
 
 async def compact(model: Model, summary: str | None, turns: list[StoredTurn]) -> Snapshot:
     conversation = ConversationState(7, 1, None, 1, "## Your Memory", summary)
-    compactor = Compactor(model, "m", Conversations(), budget=1_000)
+    # Stand-ins with only what compaction calls: the SDK's messages.create, the store's compact.
+    compactor = Compactor(cast(Any, model), "m", cast(Any, Conversations()), budget=1_000)
     return await compactor.compact_if_needed(Snapshot(conversation, turns, True))
 
 

@@ -5,7 +5,7 @@ script only describes the agent's side: what to do on a user's message and on a 
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.agent.compaction import SUMMARY_INSTRUCTIONS
@@ -40,20 +40,24 @@ def all_text(body: Body) -> str:
 
 def block_id(body: Body, pattern: str) -> str:
     """Return the id of the memory block's line that matches pattern (not the instructions')."""
-    block = body["system"][1]["text"]
-    return re.search(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", block, re.MULTILINE).group(1)
+    return _first_id(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", body["system"][1]["text"])
 
 
 def ledger_id(body: Body, pattern: str) -> str:
     """Return the id of the summary's listed save whose line matches pattern."""
-    summary = body["system"][2]["text"]
-    return re.search(rf"^- saved \[id:(\w{{8}})\][^\n]*{pattern}", summary, re.MULTILINE).group(1)
+    return _first_id(rf"^- saved \[id:(\w{{8}})\][^\n]*{pattern}", body["system"][2]["text"])
 
 
 def found_id(body: Body, pattern: str) -> str:
     """Return the id of the line of the newest search_memory result that matches pattern."""
-    found = newest(body)[1]
-    return re.search(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", found, re.MULTILINE).group(1)
+    return _first_id(rf"^- \[id:(\w{{8}})\][^\n]*{pattern}", newest(body)[1])
+
+
+def _first_id(pattern: str, text: str) -> str:
+    """Return the id the first line matching pattern captures; fail the test if none does."""
+    match = re.search(pattern, text, re.MULTILINE)
+    assert match is not None, f"no line matches {pattern!r} in:\n{text}"
+    return match.group(1)
 
 
 def last_saved_id(body: Body) -> str:
@@ -63,7 +67,7 @@ def last_saved_id(body: Body) -> str:
 
 def chat(
     on_user: list[tuple[str, Step]],
-    on_result: list[tuple[str, Step]] = (),
+    on_result: Sequence[tuple[str, Step]] = (),
     after_tool: str = "Done.",
     otherwise: str = "Sure.",
 ) -> Model:

@@ -1,5 +1,6 @@
 """Hand-built transcripts for the rule tests: tool calls, memories and replies as given."""
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,9 +67,9 @@ def agent_call(turn: int, calls: list[tuple[str, dict, str, bool]], block: str =
 def transcript(
     replies: list[str | None] | None = None,
     calls: dict[int, list[tuple[str, dict, str, bool]]] | None = None,
-    memories: list[MemoryRecord] = (),
+    memories: Sequence[MemoryRecord] = (),
     seeds: dict[str, str] | None = None,
-    exchanges: list[Exchange] = (),
+    exchanges: Sequence[Exchange] = (),
     **extra: Any,
 ) -> Transcript:
     """Return a transcript with tool calls by turn, memories, seeds and replies."""

@@ -50,7 +50,7 @@ def validate_media(messages: list[Any]) -> None:
         raise MediaError(f"A maximum of {MAX_PDF_PAGES} PDF pages may be provided.")
 
 
-def iter_media(messages: list[Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def iter_media(messages: list[Any]) -> Iterator[tuple[str, Any, dict[str, Any]]]:
     """Yield (where, role, block) for each image/document block, tool results included."""
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
@@ -67,6 +67,11 @@ def iter_media(messages: list[Any]) -> Iterator[tuple[str, str, dict[str, Any]]]
                         yield f"{where}.tool_result.content.{k}", message.get("role"), inner
 
 
+def _source(block: dict[str, Any]) -> dict[str, Any]:
+    source = block.get("source")
+    return source if isinstance(source, dict) else {}
+
+
 def _decode(where: str, data: Any) -> bytes:
     if not isinstance(data, str):
         raise MediaError(f"{where}.data: Input should be a valid string")  # guessed wording
@@ -77,8 +82,8 @@ def _decode(where: str, data: Any) -> bytes:
 
 
 def _validate_image(where: str, block: dict[str, Any]) -> None:
-    source = block.get("source")
-    kind = source.get("type") if isinstance(source, dict) else None
+    source = _source(block)
+    kind = source.get("type")
     if kind == "url":
         _check_url(f"{where}.image.source.url", source)
         return
@@ -133,8 +138,8 @@ def _validate_document(where: str, block: dict[str, Any]) -> int:
         isinstance(citations, dict) and isinstance(citations.get("enabled", False), bool)
     ):
         raise MediaError(f"{where}.document.citations.enabled: Input should be a valid boolean")
-    source = block.get("source")
-    kind = source.get("type") if isinstance(source, dict) else None
+    source = _source(block)
+    kind = source.get("type")
     if kind == "base64":
         at = f"{where}.pdf.source.base64"  # the API names base64 documents "pdf" (observed)
         if source.get("media_type") != "application/pdf":
@@ -189,7 +194,7 @@ def media_tokens(block: dict[str, Any], count_text: Any) -> int:
     PDFs: PDF_TOKENS_PER_PAGE per page counted in the file (one page if given by URL or file
     id). Text documents: their text, counted by count_text, plus title and context.
     """
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    source = _source(block)
     kind = source.get("type")
     if block.get("type") == "image":
         if kind == "base64":

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -136,7 +136,7 @@ def tool_uses(
 ) -> Reply:
     """Reply with several tool calls in one message, optionally preceded by some text."""
     ids = ids or [None] * len(calls)
-    blocks = [{"type": "text", "text": text}] if text else []
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for (name, arguments), tool_id in zip(calls, ids, strict=True):
         blocks.append(
             {
@@ -181,7 +181,7 @@ def merge_consecutive(messages: list[dict[str, Any]]) -> tuple[list[dict[str, An
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
 def validate(body: dict[str, Any], *, count_tokens: bool = False) -> None:
@@ -534,7 +534,7 @@ class FakeAnthropic:
         self._runner: web.AppRunner | None = None
         self._port = 0
 
-    async def start(self) -> FakeAnthropic:
+    async def start(self) -> Self:
         """Start serving on an ephemeral port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/messages", self._messages)
@@ -552,7 +552,7 @@ class FakeAnthropic:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeAnthropic:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -709,9 +709,9 @@ class FakeAnthropic:
         await asyncio.sleep(scripted.first_delay + scripted.duration)
         failure = scripted.failure
         if failure is not None and failure.error_type is None:
-            request.transport.close()
+            _drop_connection(request)
             return web.Response()  # never sent: the connection is gone
-        if failure is not None:
+        if failure is not None and failure.error_type is not None:
             status = _ERROR_STATUS.get(failure.error_type, 500)
             return _error(status, failure.error_type, failure.message)
         return web.json_response(message, headers={"request-id": _request_id()})
@@ -733,7 +733,7 @@ class FakeAnthropic:
                 await asyncio.sleep(step)
             elif step is None:
                 # Close without the terminating chunk, as a connection lost mid-answer does.
-                request.transport.close()
+                _drop_connection(request)
                 return response
             else:
                 data = json.dumps(step, ensure_ascii=False)
@@ -883,11 +883,9 @@ def _break_off(
                 # Send the part of this delta that reaches exactly `after` characters.
                 keep = failure.after - sent
                 field = "text" if delta["type"] == "text_delta" else "partial_json"
-                if keep and field in delta:
-                    steps[position] = {
-                        **steps[position],
-                        "delta": {**delta, field: delta[field][:keep]},
-                    }
+                event = steps[position]
+                if keep and field in delta and isinstance(event, dict):
+                    steps[position] = {**event, "delta": {**delta, field: delta[field][:keep]}}
                     position += 1
                 cut = position
                 break
@@ -902,6 +900,12 @@ def _break_off(
 
 def _request_id() -> str:
     return f"req_{secrets.token_hex(12)}"
+
+
+def _drop_connection(request: web.Request) -> None:
+    """Close the client's connection without an answer, as a lost connection does."""
+    if request.transport is not None:
+        request.transport.close()
 
 
 def _error(status: int, kind: str, message: str) -> web.Response:

@@ -15,7 +15,7 @@ import re
 import time
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 import aiohttp
 from aiohttp import web
@@ -261,7 +261,7 @@ class FakeTelegram(UserSide):
 
     # --- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> FakeTelegram:
+    async def start(self) -> Self:
         """Start serving on an ephemeral port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
@@ -285,7 +285,7 @@ class FakeTelegram(UserSide):
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeTelegram:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -656,7 +656,7 @@ class FakeTelegram(UserSide):
             self.edits.append({**params, "result": True})
             return True
         self._target_chat(params.get("chat_id"))
-        old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
+        old = self._messages.get(params.get("chat_id"), {}).get(int(params.get("message_id") or 0))
         if old is None:
             raise _bad("message to edit not found")
         if old["from"]["id"] != self.bot_id:
@@ -678,7 +678,7 @@ class FakeTelegram(UserSide):
     def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any]:
         markup = check_reply_markup(params.get("reply_markup"))
         self._target_chat(params.get("chat_id"))
-        old = self._messages.get(params.get("chat_id"), {}).get(params.get("message_id"))
+        old = self._messages.get(params.get("chat_id"), {}).get(int(params.get("message_id") or 0))
         if old is None:
             raise _bad("message to edit not found")
         if old["from"]["id"] != self.bot_id:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tests.fakes.telegram_files import MEDIA_DEFAULTS, photo_sizes
+from tests.fakes.telegram_files import MEDIA_DEFAULTS, FileStore, photo_sizes
 from tests.fakes.telegram_html import utf16_len
 
 _MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}\b")
@@ -24,6 +24,21 @@ _ORIGIN_FIELDS = {
 
 class UserSide:
     """Test-side API to queue what users send: text, media, forwards, chat changes."""
+
+    # FakeTelegram's state and methods this mixin uses (declared for the type checker).
+    _chats: dict[Any, dict[str, Any]]
+    _messages: dict[Any, dict[int, dict[str, Any]]]
+    _topics: dict[Any, set[int]]
+    _absent: set[Any]
+    _migrated: dict[Any, int]
+    files: FileStore
+
+    if TYPE_CHECKING:
+
+        def push_update(self, update: dict[str, Any]) -> dict[str, Any]: ...
+        def _next_message_id(self, chat_id: Any) -> int: ...
+        def _store(self, message: dict[str, Any]) -> None: ...
+        def _bot_user(self) -> dict[str, Any]: ...
 
     def push_message(
         self,
@@ -377,7 +392,7 @@ def _mentions(text: str) -> list[dict[str, Any]]:
 
 def _origin(origin: dict[str, Any]) -> dict[str, Any]:
     """Check a test's MessageOrigin and fill in its date."""
-    required = _ORIGIN_FIELDS.get(origin.get("type"))
+    required = _ORIGIN_FIELDS.get(str(origin.get("type")))
     if required is None:
         raise ValueError(f"forward_origin type must be one of {sorted(_ORIGIN_FIELDS)}")
     missing = [field for field in required if field not in origin]

@@ -1,6 +1,7 @@
 """Figure 12: reminders: lateness to sendMessage, the due query at 10,000, model calls."""
 
 import asyncio
+import functools
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -58,7 +59,7 @@ async def due_query(url: str, runs: int) -> list[float]:
         for run in range(runs + WARMUP):
             now = utcnow()
             started = time.perf_counter()
-            claims = await store.claim_due(now, 100, lambda r, now=now: decide(r, now))
+            claims = await store.claim_due(now, 100, functools.partial(decide, now=now))
             await store.next_due_at()
             if run >= WARMUP:
                 times.append(time.perf_counter() - started)

@@ -2,6 +2,7 @@
 
 import itertools
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,7 +70,7 @@ async def measure(config: Config, workdir: Path, fakes: RemoteFakes, *, streamed
     return collect(state, config.stream_runs)
 
 
-def _median(values: list[float]) -> float:
+def _median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 

@@ -29,11 +29,12 @@ from bot.telegram.downloads import TelegramFiles
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from tests.harness import BotHarness
+from tests.perf.fakes import TimedAnthropic, TimedTelegram
 
 
 def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -> Application:
     """Build the Application like bot.app.build_application, with concurrency or limiter off."""
-    builder = (
+    builder: ApplicationBuilder = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
@@ -62,6 +63,10 @@ def unfinished(processor: BaseUpdateProcessor) -> int:
 class PerfBot(BotHarness):
     """BotHarness that can run an Application variant and wait for quiet precisely."""
 
+    # The timed fakes (a remote benchmark passes endpoints and uses only settle()).
+    tg: TimedTelegram
+    model: TimedAnthropic
+
     def __init__(
         self,
         *args,
@@ -89,11 +94,10 @@ class PerfBot(BotHarness):
 
     async def settle(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
         """Wait until no update is queued or being handled; poll every millisecond."""
+        app = self.running_app
         async with asyncio.timeout(timeout):
             # PTB offers no event for "all handlers done"; a 1 ms poll adds at most 1 ms.
-            while (  # noqa: ASYNC110
-                not self.app.update_queue.empty() or unfinished(self.app.update_processor)
-            ):
+            while not app.update_queue.empty() or unfinished(app.update_processor):  # noqa: ASYNC110
                 await asyncio.sleep(0.001)
 
     async def exchange(self, chat_id: int, text: str, timeout: float = 30.0) -> int:  # noqa: ASYNC109

@@ -74,7 +74,7 @@ class TimedAnthropic(FakeAnthropic):
         # In arrival order; benchmarks that read them send one request at a time.
         self.usages: list[dict[str, Any]] = []
 
-    async def _messages(self, request: web.Request) -> web.Response:
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
         # Read the body first so "arrived" means the whole request is here.
         self.body_sizes.append(len(await request.read()))
         arrived = time.perf_counter()

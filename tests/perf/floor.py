@@ -1,6 +1,7 @@
 """A reference bot with none of our code: what PTB and the anthropic SDK cost on their own."""
 
 from anthropic import AsyncAnthropic
+from anthropic.types import Message, MessageParam
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, MessageHandler, filters
 
@@ -22,23 +23,26 @@ def build_floor_application(
     )
 
     async def relay(update: Update, context) -> None:
-        request = {
-            "model": settings.anthropic_model,
-            "max_tokens": settings.anthropic_max_tokens,
-            "messages": [{"role": "user", "content": update.effective_message.text}],
-        }
+        incoming, chat = update.effective_message, update.effective_chat
+        assert incoming is not None and chat is not None  # filters.TEXT: a message in a chat
+        model, max_tokens = settings.anthropic_model, settings.anthropic_max_tokens
+        messages: list[MessageParam] = [{"role": "user", "content": incoming.text or ""}]
         if settings.stream_replies:
-            async with client.messages.stream(**request) as stream:
-                message = await stream.get_final_message()
+            async with client.messages.stream(
+                model=model, max_tokens=max_tokens, messages=messages
+            ) as stream:
+                message: Message = await stream.get_final_message()
         else:
-            message = await client.messages.create(**request)
+            message = await client.messages.create(
+                model=model, max_tokens=max_tokens, messages=messages
+            )
         answer = "".join(block.text for block in message.content if block.type == "text")
-        await context.bot.send_message(update.effective_chat.id, answer)
+        await context.bot.send_message(chat.id, answer)
 
     async def close(application: Application) -> None:
         await client.close()
 
-    builder = (
+    builder: ApplicationBuilder = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
