@@ -102,6 +102,7 @@ def agent_config(settings: Settings) -> AgentConfig:
         max_tool_rounds=settings.agent_max_tool_rounds,
         memory_limit=settings.memory_max_items,
         zone=settings.zone,
+        file_token_budget=settings.history_token_budget,
     )
 
 

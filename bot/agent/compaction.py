@@ -14,6 +14,7 @@ from anthropic import (
 )
 
 from bot.agent.ledger import join_summary, memory_changes, split_summary
+from bot.agent.unanswered import first_unanswered
 from bot.conversations.content import block_text, is_tool_result
 from bot.conversations.snapshot import Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
@@ -41,9 +42,21 @@ def is_turn_start(turn: StoredTurn) -> bool:
 
 
 def choose_cut(turns: Sequence[StoredTurn], budget: int) -> int | None:
-    """Return how many of the oldest turns to fold away, or None if under budget or no cut."""
+    """Return how many of the oldest turns to fold away, or None if under budget or no cut.
+
+    Turns newer than the model's last answer are never folded: the model has not seen them.
+    """
     if sum(t.tokens for t in turns) <= budget:
         return None
+    cut = _cut_by_size(turns, budget)
+    if cut is None:
+        return None
+    cut = min(cut, first_unanswered(turns))
+    return cut or None
+
+
+def _cut_by_size(turns: Sequence[StoredTurn], budget: int) -> int | None:
+    """Return the cut that keeps the newest turns within the share of the budget, or None."""
     keep_target = int(budget * KEEP_SHARE)
     kept = 0
     cut = len(turns)

@@ -11,6 +11,13 @@ from anthropic.types import Message
 from bot.agent.attachments import Files
 from bot.agent.request import build_request
 from bot.agent.stream import Progress, StreamBroken, stream_message
+from bot.agent.unanswered import (
+    left_out_note_for_model,
+    left_out_note_for_user,
+    newest_files_within,
+    only_files,
+    unanswered_files,
+)
 from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
 from bot.conversations.file_refs import file_refs
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
@@ -46,6 +53,8 @@ class AgentConfig:
     max_tool_rounds: int
     memory_limit: int
     zone: tzinfo = UTC
+    # The most estimated tokens the files of one request may take (the history budget).
+    file_token_budget: int = 24_000
 
 
 @dataclass
@@ -112,6 +121,7 @@ class _TurnState:
     files: dict[str, str | None]
     progress: Progress | None
     texts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the user, after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
 
 
@@ -147,8 +157,16 @@ class Agent:
         With progress, the model's answers are streamed and reported to it as they come.
         """
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
-        files = await self._files.payloads(snapshot.turns)  # later rounds add no files
+        # Later rounds add no files; files past the budget are left out, the newest kept.
+        admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
+        files = await self._files.payloads(only_files(snapshot.turns, admitted))
         state = _TurnState(snapshot.conversation, list(snapshot.turns), tools, files, progress)
+        new_files = {ref.sha256 for ref in unanswered_files(snapshot.turns)}
+        if left_out := len(new_files - files.keys()):
+            # Sent with the newest message, never stored: the next request decides anew.
+            note = left_out_note_for_model(left_out, len(new_files))
+            state.turns.append(StoredTurn(0, "user", [{"type": "text", "text": note}]))
+            state.notes.append(left_out_note_for_user(left_out, len(new_files)))
         try:
             return await self._rounds(state)
         except (APIError, StreamBroken) as error:
@@ -171,7 +189,7 @@ class Agent:
             await self._answer_tools(state, message)
         if note := closing_note(message, out_of_rounds, bool(state.texts)):
             state.texts.append(note)
-        state.answer.text = "\n\n".join(state.texts)
+        state.answer.text = "\n\n".join(state.texts + state.notes)
         return state.answer
 
     async def _answer_tools(self, state: "_TurnState", message: Message) -> None:

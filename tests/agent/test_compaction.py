@@ -8,9 +8,12 @@ import pytest
 from bot.agent.compaction import choose_cut
 from bot.agent.ledger import LEDGER_HEADING, split_summary
 from bot.agent.request import SUMMARY_HEADER
+from bot.conversations.file_refs import image_tokens
 from bot.conversations.snapshot import StoredTurn
 from memory.tools.texts import SAVED_RESULT
 from tests.fakes.anthropic_server import error, text, tool_use
+from tests.fakes.media import sample_png
+from tests.files_support import push_album_photo
 from tests.harness import OWNER
 
 BUDGET = 2_000
@@ -160,3 +163,34 @@ async def test_when_the_model_is_away_no_history_is_dropped(small_budget_bot):
     chats = [r for r in model.requests if not is_summary_request(r)]
     assert "Message 0:" not in str(chats[-1]["messages"])
     assert len(chats[-1]["system"]) == 3  # folded into a summary this time
+
+
+def test_turns_newer_than_the_last_answer_are_never_folded():
+    # A reply, then five photos sent together: over the budget, but the model has not seen them.
+    turns = [user(1, 100), assistant(2, 100), *(user(i, 600) for i in range(3, 8))]
+    assert choose_cut(turns, 2_000) == 2
+    assert choose_cut(turns[2:], 2_000) is None  # nothing answered: nothing to fold
+
+
+async def test_photos_sent_together_reach_the_model_and_those_past_the_budget_are_named(
+    small_budget_bot,
+):
+    bot = small_budget_bot
+    bot.model.default = lambda request: (
+        text("summary") if is_summary_request(request) else text("I see them.")
+    )
+    photos = [sample_png(330, 340, pad_to=1_000 + i) for i in range(20)]
+    each = image_tokens(330, 340)
+    fit = BUDGET // each  # the newest photos that fit the budget together
+    for n, photo in enumerate(photos):  # two albums of ten, as Telegram sends them together
+        push_album_photo(bot.tg, OWNER, photo, f"album-{n // 10}", caption=None if n else "Which?")
+    [reply] = await bot.tg.wait_for_messages(OWNER, 1)
+    await bot.idle()
+    assert not any(is_summary_request(r) for r in bot.model.requests)  # nothing was folded
+    assert bot.model.image_data() == photos[-fit:]
+    left_out = 20 - fit
+    assert f"[{left_out} of the 20 files of this message were left out" in (
+        bot.model.last_user_text()
+    )
+    assert reply["result"]["text"].startswith("I see them.")
+    assert f"only {fit} of the 20 files you sent together" in reply["result"]["text"]
