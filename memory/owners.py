@@ -15,7 +15,7 @@ async def move_owner(session: AsyncSession, old_id: int, new_id: int) -> int:
     Runs in the caller's transaction; a second run finds nothing left to move.
     """
     for owner in sorted((old_id, new_id)):  # one order, so two movers cannot deadlock
-        await lock_owner_memories(session, owner, shared=False)
+        await lock_owner_memories(session, owner)
     moved = await session.execute(
         update(Memory).where(Memory.owner_id == old_id).values(owner_id=new_id)
     )

@@ -112,29 +112,53 @@ async def load_active_memories(session: AsyncSession, owner_id: int) -> list[Mem
 
 
 async def load_with_current(
-    session: AsyncSession, owner_id: int, memory_id: str, *, active: bool
+    session: AsyncSession, owner_id: int, memory_id: str
 ) -> tuple[Memory, MemoryVersion]:
-    """Load a memory of this owner (only an active one if asked) with its current version."""
+    """Load a memory of this owner, deleted or not, with its current version."""
     query = with_current_version().where(Memory.id == memory_id, Memory.owner_id == owner_id)
-    if active:
-        query = query.where(Memory.deleted_at.is_(None))
+    return await _memory_with_current(session, query, memory_id)
+
+
+async def load_active_with_current(
+    session: AsyncSession, owner_id: int, memory_id: str
+) -> tuple[Memory, MemoryVersion]:
+    """Load an active memory of this owner with its current version."""
+    query = with_current_version().where(
+        Memory.id == memory_id, Memory.owner_id == owner_id, Memory.deleted_at.is_(None)
+    )
+    return await _memory_with_current(session, query, memory_id)
+
+
+async def _memory_with_current(
+    session: AsyncSession, query: Select, memory_id: str
+) -> tuple[Memory, MemoryVersion]:
+    """Run a query for one memory and its current version, or raise MemoryNotFound."""
     row = (await session.execute(query)).first()
     if row is None:
         raise MemoryNotFound(memory_id)
     return row.Memory, row.MemoryVersion
 
 
-async def lock_owner_memories(session: AsyncSession, owner_id: int, *, shared: bool) -> None:
-    """On Postgres, queue changes to an owner's memories against renderings of their block.
+async def lock_owner_memories(session: AsyncSession, owner_id: int) -> None:
+    """On Postgres, take an owner's memories for a change, alone.
 
-    Changes take the lock alone, renderings share it, so a block is never rendered from
-    memories a concurrent change is replacing. SQLite needs none: it has one writer at a time,
-    and the bot one connection.
+    Changes take the lock alone, renderings of the block share it, so a block is never
+    rendered from memories a concurrent change is replacing. SQLite needs none: it has one
+    writer at a time, and the bot one connection.
     """
+    await _owner_lock(session, owner_id, "pg_advisory_xact_lock")
+
+
+async def share_owner_memories(session: AsyncSession, owner_id: int) -> None:
+    """On Postgres, hold an owner's memories still to render their block (a shared lock)."""
+    await _owner_lock(session, owner_id, "pg_advisory_xact_lock_shared")
+
+
+async def _owner_lock(session: AsyncSession, owner_id: int, function: str) -> None:
+    """Take an advisory lock on the owner's memories with this function, on Postgres only."""
     connection = await session.connection()
     if connection.dialect.name != "postgresql":
         return
-    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
     await connection.execute(
         text(f"SELECT {function}(:space, :key)"),
         {"space": MEMORY_LOCK_SPACE, "key": owner_id % 2**31},

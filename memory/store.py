@@ -3,10 +3,11 @@
 Every read and write is scoped by owner: another owner's id is simply not found.
 """
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
@@ -32,12 +33,13 @@ from memory.queries import (
     item_from_row,
     item_of,
     load_active_memories,
+    load_active_with_current,
     load_items,
     load_with_current,
     version_item,
     with_current_version,
 )
-from memory.retry import retry_lost_races
+from memory.retry import KeyTaken, retry_lost_races
 from memory.search_index import search_ids, unindex
 from memory.stored_block import memory_change, owner_block
 from memory.undo import record_change
@@ -63,40 +65,48 @@ class MemoryStore:
         self.block_budget = block_budget
         self.limit = limit
 
-    async def apply(
-        self, owner_id: int, edit: Edit, source: int | None = None, *, journal: bool = False
+    async def apply_undoable(
+        self, owner_id: int, edit: Edit, source: int | None = None
     ) -> MemoryChange:
-        """Make one edit in one transaction; journal it (with what it archived) if asked."""
-        # Each attempt claims a unique key (a new id, or the next version number); a
-        # conflict is a lost race only if a concurrent writer holds that key now.
-        claims: list[Select] = []
+        """Make the model's edit in one transaction, logged for Undo, with what it archived."""
+
+        async def logged(session: AsyncSession) -> MemoryChange:
+            in_block = await block_ids(session, owner_id, self.block_budget)
+            change = await make(session, owner_id, edit, source)
+            await session.flush()
+            item = change.item
+            change_id = await record_change(session, owner_id, item.id, change.kind, item.version)
+            still = set(await block_ids(session, owner_id, self.block_budget))
+            left = [i for i in in_block if i not in still and i != item.id]
+            archived = tuple(await load_items(session, owner_id, left))
+            return replace(change, change_id=change_id, archived=archived)
+
+        return await self._write(owner_id, edit, logged)
+
+    async def _apply(self, owner_id: int, edit: Edit, source: int | None = None) -> MemoryChange:
+        """Make an edit the user asked for in one transaction."""
+        return await self._write(
+            owner_id, edit, lambda session: make(session, owner_id, edit, source)
+        )
+
+    async def _write(
+        self, owner_id: int, edit: Edit, write: Callable[[AsyncSession], Awaitable[MemoryChange]]
+    ) -> MemoryChange:
+        """Run a write in a transaction of its own, again while it loses races for its key."""
 
         async def attempt() -> MemoryChange:
             async with memory_change(self._sessionmaker, owner_id) as session:
-                if not journal:
-                    return await make(session, owner_id, edit, source, claims)
-                return await self._journaled(session, owner_id, edit, source, claims)
-
-        async def lost_race() -> bool:
-            async with self._sessionmaker() as session:
-                return bool(claims) and await session.scalar(claims[-1]) is not None
+                return await write(session)
 
         attempts = ID_ATTEMPTS if isinstance(edit, AddMemory) else VERSION_ATTEMPTS
-        return await retry_lost_races(attempt, lost_race, attempts)
+        return await retry_lost_races(attempt, self._lost_race, attempts)
 
-    async def _journaled(
-        self, session: AsyncSession, owner_id: int, edit: Edit, source: int | None, claims: list
-    ) -> MemoryChange:
-        """Make an edit, log it for Undo, and note what it moved out of the block."""
-        in_block = await block_ids(session, owner_id, self.block_budget)
-        change = await make(session, owner_id, edit, source, claims)
-        await session.flush()
-        item = change.item
-        change_id = await record_change(session, owner_id, item.id, change.kind, item.version)
-        still = set(await block_ids(session, owner_id, self.block_budget))
-        left = [i for i in in_block if i not in still and i != item.id]
-        archived = tuple(await load_items(session, owner_id, left))
-        return replace(change, change_id=change_id, archived=archived)
+    async def _lost_race(self, error: IntegrityError) -> bool:
+        """Tell whether a conflict was on a key that a concurrent writer holds now."""
+        if not isinstance(error, KeyTaken):
+            return False
+        async with self._sessionmaker() as session:
+            return await session.scalar(error.holder) is not None
 
     async def add(
         self,
@@ -108,7 +118,7 @@ class MemoryStore:
     ) -> MemoryItem:
         """Store a new memory and its first version in one transaction."""
         edit = AddMemory(content, category, subject)
-        return (await self.apply(owner_id, edit, source_conversation_id)).item
+        return (await self._apply(owner_id, edit, source_conversation_id)).item
 
     async def update(
         self,
@@ -118,7 +128,7 @@ class MemoryStore:
         source_conversation_id: int | None = None,
     ) -> tuple[MemoryItem, MemoryItem]:
         """Append a version with new content; return the memory before and after."""
-        change = await self.apply(
+        change = await self._apply(
             owner_id, UpdateMemory(memory_id, content), source_conversation_id
         )
         if change.previous is None:
@@ -128,12 +138,12 @@ class MemoryStore:
 
     async def delete(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Soft-delete an active memory and return it as it was."""
-        return (await self.apply(owner_id, ForgetMemory(memory_id))).item
+        return (await self._apply(owner_id, ForgetMemory(memory_id))).item
 
     async def pin(self, owner_id: int, memory_id: str, pinned: bool) -> MemoryItem:
         """Keep an active memory in the block before unpinned ones, or stop keeping it."""
         async with memory_change(self._sessionmaker, owner_id) as session:
-            memory, current = await load_with_current(session, owner_id, memory_id, active=True)
+            memory, current = await load_active_with_current(session, owner_id, memory_id)
             memory.pinned = pinned
             return item_of(memory, current)
 
@@ -150,7 +160,7 @@ class MemoryStore:
     async def find(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Return one memory of this owner, deleted or not."""
         async with self._sessionmaker() as session:
-            return item_of(*await load_with_current(session, owner_id, memory_id, active=False))
+            return item_of(*await load_with_current(session, owner_id, memory_id))
 
     async def find_subject(self, owner_id: int, subject: str) -> MemoryItem | None:
         """Return the owner's active memory with this subject (in any case), if there is one."""
@@ -207,7 +217,7 @@ class MemoryStore:
     async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Bring back a soft-deleted memory of this owner."""
         async with memory_change(self._sessionmaker, owner_id) as session:
-            memory, current = await load_with_current(session, owner_id, memory_id, active=False)
+            memory, current = await load_with_current(session, owner_id, memory_id)
             if memory.deleted_at is not None:
                 await bring_back(session, memory, current, self.limit)
                 return item_of(memory, current)

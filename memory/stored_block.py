@@ -15,7 +15,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from memory.block import render_memory_block
 from memory.items import MemoryItem
 from memory.models import StoredMemoryBlock, utcnow
-from memory.queries import block_ids, count_active, load_items, lock_owner_memories
+from memory.queries import (
+    block_ids,
+    count_active,
+    load_items,
+    lock_owner_memories,
+    share_owner_memories,
+)
 from memory.tokens import count_tokens
 
 # A memory line starts so, and its id follows: how the block says which memories it holds.
@@ -66,7 +72,7 @@ async def owner_block(session: AsyncSession, owner_id: int, budget: int) -> str:
     stored = (await connection.execute(_stored_statement(), {"owner": owner_id})).scalar()
     if stored is not None:
         return stored
-    await lock_owner_memories(session, owner_id, shared=True)
+    await share_owner_memories(session, owner_id)
     chosen = await block_ids(session, owner_id, budget)
     by_id = {item.id: item for item in await load_items(session, owner_id, chosen)}
     active = await count_active(session, owner_id)
@@ -84,7 +90,7 @@ async def memory_change(
 ) -> AsyncIterator[AsyncSession]:
     """Open a transaction that changes the owner's memories and drops their stored block."""
     async with sessionmaker.begin() as session:
-        await lock_owner_memories(session, owner_id, shared=False)
+        await lock_owner_memories(session, owner_id)
         connection = await session.connection()
         await connection.execute(_drop_statement(), {"owner": owner_id})
         yield session

@@ -1,6 +1,7 @@
 """The owner's memory switch: on by default, off keeps every memory but uses none."""
 
 from sqlalchemy import ColumnElement, func, select, true
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from memory.models import OwnerSettings, utcnow
@@ -47,7 +48,7 @@ class MemorySwitch:
                 row.memory_enabled, row.updated_at = enabled, utcnow()
                 return True
 
-        async def row_created_meanwhile() -> bool:
+        async def row_created_meanwhile(_error: IntegrityError) -> bool:
             # Another writer inserted the row first; the next attempt updates it.
             return True
 

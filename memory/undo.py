@@ -126,9 +126,7 @@ class UndoLog:
         async with memory_change(self._sessionmaker, owner_id) as session:
             change = await _claim(session, owner_id, change_id, now)
             await lock_memory(session, owner_id, change.memory_id)
-            memory, current = await load_with_current(
-                session, owner_id, change.memory_id, active=False
-            )
+            memory, current = await load_with_current(session, owner_id, change.memory_id)
             before = item_of(memory, current)
             after = await _revert(session, change, memory, current, now, self._limit)
             return UndoResult(ChangeKind(change.kind), before, after)

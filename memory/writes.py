@@ -1,6 +1,7 @@
 """The edits a store makes inside a transaction: each keeps counts, keys and the index in step."""
 
 from sqlalchemy import Select, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.block import line_tokens
@@ -18,7 +19,8 @@ from memory.items import (
     subject_key,
 )
 from memory.models import Memory, MemoryVersion, utcnow
-from memory.queries import count_active, item_of, load_with_current, lock_memory
+from memory.queries import count_active, item_of, load_active_with_current, lock_memory
+from memory.retry import KeyTaken
 from memory.search_index import index_items, unindex
 
 
@@ -37,7 +39,7 @@ def new_version(memory: Memory, number: int, content: str, source: int | None) -
 
 
 async def insert(
-    session: AsyncSession, owner_id: int, edit: AddMemory, source: int | None, claims: list
+    session: AsyncSession, owner_id: int, edit: AddMemory, source: int | None
 ) -> MemoryChange:
     """Insert a memory under a fresh id, and its first version."""
     subject = normalize_subject(edit.subject)
@@ -50,9 +52,8 @@ async def insert(
         created_at=utcnow(),
     )
     version = new_version(memory, 1, edit.content, source)
-    claims.append(select(Memory.id).where(Memory.id == memory.id))
     session.add(memory)
-    await session.flush()
+    await _take_key(session, select(Memory.id).where(Memory.id == memory.id))
     session.add(version)
     item = item_of(memory, version)
     await index_items(session, [item])
@@ -60,18 +61,26 @@ async def insert(
 
 
 async def append_version(
-    session: AsyncSession, owner_id: int, edit: UpdateMemory, source: int | None, claims: list
+    session: AsyncSession, owner_id: int, edit: UpdateMemory, source: int | None
 ) -> MemoryChange:
     """Append a version with new content to an active memory."""
     await lock_memory(session, owner_id, edit.memory_id)
-    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
+    memory, current = await load_active_with_current(session, owner_id, edit.memory_id)
     before = item_of(memory, current)
     version = new_version(memory, current.version_number + 1, edit.content, source)
-    claims.append(_version_claim(memory.id, version.version_number))
     session.add(version)
+    await _take_key(session, _version_claim(memory.id, version.version_number))
     after = item_of(memory, version)
     await index_items(session, [after])
     return MemoryChange(ChangeKind.UPDATED, after, before)
+
+
+async def _take_key(session: AsyncSession, holder: Select) -> None:
+    """Write the pending row that takes a unique key; holder selects the key if it is taken."""
+    try:
+        await session.flush()
+    except IntegrityError as error:
+        raise KeyTaken(error, holder) from error
 
 
 def _version_claim(memory_id: str, number: int) -> Select:
@@ -83,7 +92,7 @@ def _version_claim(memory_id: str, number: int) -> Select:
 
 async def soft_delete(session: AsyncSession, owner_id: int, edit: ForgetMemory) -> MemoryChange:
     """Mark an active memory deleted; the change carries it as it was."""
-    memory, current = await load_with_current(session, owner_id, edit.memory_id, active=True)
+    memory, current = await load_active_with_current(session, owner_id, edit.memory_id)
     before = item_of(memory, current)
     memory.deleted_at = utcnow()
     await unindex(session, [memory.id])
@@ -91,13 +100,16 @@ async def soft_delete(session: AsyncSession, owner_id: int, edit: ForgetMemory) 
 
 
 async def make(
-    session: AsyncSession, owner_id: int, edit: Edit, source: int | None, claims: list
+    session: AsyncSession, owner_id: int, edit: Edit, source: int | None
 ) -> MemoryChange:
-    """Make one edit inside the caller's transaction."""
+    """Make one edit inside the caller's transaction.
+
+    Raises KeyTaken when the new id or version number is taken, a lost race if it is still.
+    """
     if isinstance(edit, AddMemory):
-        return await insert(session, owner_id, edit, source, claims)
+        return await insert(session, owner_id, edit, source)
     if isinstance(edit, UpdateMemory):
-        return await append_version(session, owner_id, edit, source, claims)
+        return await append_version(session, owner_id, edit, source)
     return await soft_delete(session, owner_id, edit)
 
 

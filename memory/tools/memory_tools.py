@@ -35,7 +35,7 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
         refusal = MemoryFull(args.content, count, ctx.memory_limit)
         return ToolOutcome(memory_full(refusal), is_error=True, refusal=refusal)
     edit = AddMemory(args.content, args.category, args.subject)
-    change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+    change = await ctx.store.apply_undoable(ctx.owner_id, edit, ctx.conversation_id)
     return ToolOutcome(saved(change), change=change)
 
 
@@ -43,7 +43,7 @@ async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome
     """Append a new version to an existing memory."""
     edit = UpdateMemory(args.memory_id, args.content)
     try:
-        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+        change = await ctx.store.apply_undoable(ctx.owner_id, edit, ctx.conversation_id)
     except MemoryNotFound:
         return ToolOutcome(not_found(args.memory_id, "or call add_to_memory"), is_error=True)
     return ToolOutcome(updated(change), change=change)
@@ -53,7 +53,7 @@ async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome
     """Soft-delete a memory; the user can undo it or restore it."""
     edit = ForgetMemory(args.memory_id)
     try:
-        change = await ctx.store.apply(ctx.owner_id, edit, ctx.conversation_id, journal=True)
+        change = await ctx.store.apply_undoable(ctx.owner_id, edit, ctx.conversation_id)
     except MemoryNotFound:
         return ToolOutcome(not_found(args.memory_id), is_error=True)
     return ToolOutcome(forgot(change.item), change=change)

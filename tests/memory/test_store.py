@@ -148,3 +148,11 @@ async def test_every_read_keeps_creation_change_and_deletion_times_apart(store, 
     for item in deleted_items:
         assert (item.created_at, item.updated_at, item.deleted_at) == (created, changed, deleted)
     assert [v.created_at for v in await store.history(ALICE, kept.id)] == [created, changed]
+
+
+async def test_a_failed_update_is_not_retried_as_a_lost_race(store):
+    # The content check fails on the new version's insert, whose key nobody else holds.
+    item = await store.add(ALICE, "The user likes tea", Category.PREFERENCE)
+    with pytest.raises(IntegrityError):
+        await store.update(ALICE, item.id, "abc")
+    assert [v.content for v in await store.history(ALICE, item.id)] == ["The user likes tea"]

@@ -103,8 +103,8 @@ async def test_concurrent_first_toggles_do_not_fail(switch):
 
 
 async def test_undo_of_an_add_soft_deletes_it_once(store, undo_log):
-    added = await store.apply(
-        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    added = await store.apply_undoable(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE)
     )
     item, change = added.item, added.change_id
     result = await undo_log.undo(ALICE, change)
@@ -117,7 +117,7 @@ async def test_undo_of_an_add_soft_deletes_it_once(store, undo_log):
 
 async def test_undo_of_an_update_appends_a_version_with_the_old_content(store, undo_log):
     item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
-    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    updated = await store.apply_undoable(ALICE, UpdateMemory(item.id, "Sarah is on Design"))
     change = updated.change_id
     result = await undo_log.undo(ALICE, change)
     assert (result.before.content, result.after.content) == (
@@ -135,7 +135,7 @@ async def test_undo_of_an_update_appends_a_version_with_the_old_content(store, u
 
 async def test_undo_of_a_forget_restores_it(store, undo_log):
     item = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec")
-    change = (await store.apply(ALICE, ForgetMemory(item.id), journal=True)).change_id
+    change = (await store.apply_undoable(ALICE, ForgetMemory(item.id))).change_id
     result = await undo_log.undo(ALICE, change)
     assert result.after.deleted_at is None
     assert [m.id for m in await store.list_active(ALICE)] == [item.id]
@@ -145,7 +145,7 @@ async def test_undo_refuses_when_the_memory_changed_since_and_stays_available(
     store, undo_log, sessionmaker
 ):
     item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
-    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    updated = await store.apply_undoable(ALICE, UpdateMemory(item.id, "Sarah is on Design"))
     change = updated.change_id
     await store.update(ALICE, item.id, "Sarah is on Marketing")
     with pytest.raises(CannotUndo) as refused:
@@ -156,8 +156,8 @@ async def test_undo_refuses_when_the_memory_changed_since_and_stays_available(
         record = await session.get(MemoryChangeRecord, change)
     assert record.undone_at is None  # a refused undo does not use the button up
 
-    logged = await store.apply(
-        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    logged = await store.apply_undoable(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE)
     )
     added, add_change = logged.item, logged.change_id
     await store.delete(ALICE, added.id)
@@ -166,7 +166,7 @@ async def test_undo_refuses_when_the_memory_changed_since_and_stays_available(
     assert refused.value.reason is UndoRefusal.DELETED
 
     gone = await store.add(ALICE, "Alec is the user's boss", Category.PERSON, "Alec")
-    forget_change = (await store.apply(ALICE, ForgetMemory(gone.id), journal=True)).change_id
+    forget_change = (await store.apply_undoable(ALICE, ForgetMemory(gone.id))).change_id
     await store.restore(ALICE, gone.id)
     with pytest.raises(CannotUndo) as refused:
         await undo_log.undo(ALICE, forget_change)
@@ -174,8 +174,8 @@ async def test_undo_refuses_when_the_memory_changed_since_and_stays_available(
 
 
 async def test_undo_of_another_owners_or_an_unknown_change_is_not_found(store, undo_log):
-    added = await store.apply(
-        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE), journal=True
+    added = await store.apply_undoable(
+        ALICE, AddMemory("The user likes green tea", Category.PREFERENCE)
     )
     item, change = added.item, added.change_id
     for owner, change_id in ((BOB, change), (ALICE, change + 1000)):
@@ -186,7 +186,7 @@ async def test_undo_of_another_owners_or_an_unknown_change_is_not_found(store, u
 
 async def test_concurrent_undos_undo_once(store, undo_log, sessionmaker):
     item = await store.add(ALICE, "Sarah is on Platform", Category.PERSON, "Sarah")
-    updated = await store.apply(ALICE, UpdateMemory(item.id, "Sarah is on Design"), journal=True)
+    updated = await store.apply_undoable(ALICE, UpdateMemory(item.id, "Sarah is on Design"))
     change = updated.change_id
     results = await asyncio.gather(
         *(undo_log.undo(ALICE, change) for _ in range(3)), return_exceptions=True
@@ -256,8 +256,8 @@ async def test_a_change_and_its_undo_entry_commit_together(engine, store, switch
 
 
 async def test_undo_of_a_save_refuses_when_the_memory_was_updated_since(store, undo_log):
-    saved = await store.apply(
-        ALICE, AddMemory("Sarah is on Platform", Category.PERSON, "Sarah"), journal=True
+    saved = await store.apply_undoable(
+        ALICE, AddMemory("Sarah is on Platform", Category.PERSON, "Sarah")
     )
     await store.update(ALICE, saved.item.id, "Sarah is on Design")
     with pytest.raises(CannotUndo) as refused:

@@ -56,7 +56,7 @@ async def change_alice(store, undo_log, kind: str, logged_change: int) -> None:
 async def test_every_change_renders_the_block_afresh(sessionmaker, store, undo_log, kind):
     tea = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE, "tea")
     update = UpdateMemory(tea.id, "The user likes green tea a lot")
-    logged = await store.apply(ALICE, update, journal=True)
+    logged = await store.apply_undoable(ALICE, update)
     gone = await store.add(ALICE, "The user lives in Porto", Category.CONTEXT, "home")
     await store.delete(ALICE, gone.id)
     await store.add(BOB, "Bob's memory stays put", Category.CONTEXT)
