@@ -1,8 +1,11 @@
 """The full-text index of memories: kept in step with each change, searched per owner.
 
-On SQLite an FTS5 table keyed by the memory id read as a base-62 number; on Postgres a
-table with a generated tsvector and a GIN index (migration 0006). Only active memories are
-indexed: a change adds, replaces or removes rows in the transaction that makes it.
+On SQLite an FTS5 table keyed by the memory id read as a base-62 number, with the owner in
+an unindexed column (migration 0009); on Postgres a table with a generated tsvector and a GIN
+index (migration 0006), joined to the memories for their owner. Only active memories are
+indexed: a change adds, replaces or removes rows in the transaction that makes it. A search
+keeps to its owner's rows in SQL, before any limit: another owner's rows can never crowd
+its matches out, whatever words they hold.
 """
 
 import string
@@ -15,8 +18,8 @@ from memory.items import MemoryItem
 from memory.search_terms import fts5_query, index_text, query_terms, tsquery
 
 _SQLITE_PUT = (
-    "INSERT OR REPLACE INTO agent_memory_search(rowid, subject, content) "
-    "VALUES (:rowid, :subject, :content)"
+    "INSERT OR REPLACE INTO agent_memory_search(rowid, subject, content, owner_id) "
+    "VALUES (:rowid, :subject, :content, :owner_id)"
 )
 _POSTGRES_PUT = (
     "INSERT INTO agent_memory_search(memory_id, subject, content) "
@@ -29,14 +32,17 @@ CANDIDATES = 500
 # bm25 weights per column (subject, content): a subject match counts three times.
 _SQLITE_SEARCH = (
     "SELECT rowid FROM (SELECT rowid, bm25(agent_memory_search, 3.0, 1.0) AS score "
-    "FROM agent_memory_search WHERE agent_memory_search MATCH :query LIMIT :candidates) "
+    "FROM agent_memory_search WHERE agent_memory_search MATCH :query AND owner_id = :owner "
+    "LIMIT :candidates) "
     "ORDER BY score LIMIT :limit"
 )
 # ts_rank's weights are {D, C, B, A}, each at most 1: a subject (A) counts about three times
 # a content word (B).
 _POSTGRES_SEARCH = (
-    "SELECT memory_id FROM (SELECT memory_id, document, query FROM agent_memory_search, "
-    "to_tsquery('simple', :query) AS query WHERE document @@ query LIMIT :candidates) AS found "
+    "SELECT memory_id FROM (SELECT memory_id, document, query FROM agent_memory_search "
+    "JOIN agent_memories ON agent_memories.id = memory_id "
+    "CROSS JOIN to_tsquery('simple', :query) AS query "
+    "WHERE agent_memories.owner_id = :owner AND document @@ query LIMIT :candidates) AS found "
     "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, query) DESC, memory_id LIMIT :limit"
 )
 
@@ -78,7 +84,11 @@ async def index_items(session: AsyncSession, items: Iterable[MemoryItem]) -> Non
         {
             "subject": index_text(item.subject or "", item.owner_id),
             "content": index_text(item.content, item.owner_id),
-            **({"rowid": id_number(item.id)} if sqlite else {"memory_id": item.id}),
+            **(
+                {"rowid": id_number(item.id), "owner_id": item.owner_id}
+                if sqlite
+                else {"memory_id": item.id}
+            ),
         }
         for item in items
     ]
@@ -108,9 +118,9 @@ async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: in
     if not terms:
         return []
     if await _dialect(session) == "sqlite":
-        parameters = {"query": fts5_query(owner_id, terms), "limit": limit}
+        parameters = {"query": fts5_query(owner_id, terms), "limit": limit, "owner": owner_id}
         found = await session.execute(text(_SQLITE_SEARCH), {**parameters, **_CANDIDATES})
         return [id_of_number(rowid) for (rowid,) in found]
-    parameters = {"query": tsquery(owner_id, terms), "limit": limit}
+    parameters = {"query": tsquery(owner_id, terms), "limit": limit, "owner": owner_id}
     found = await session.execute(text(_POSTGRES_SEARCH), {**parameters, **_CANDIDATES})
     return [memory_id for (memory_id,) in found]

@@ -1,10 +1,14 @@
 """Text as the full-text indexes see it, the same on SQLite and Postgres, in any script.
 
-Both engines index words split on spaces, so the text is prepared here: case folded, accents
-removed, and every Han, Hiragana and Katakana character a word of its own (those scripts
-write no spaces; a word of them is searched as a phrase of its characters). Every indexed
-word starts with its owner's mark ("o111z" before "boss"), so a search reads only its owner's
-entries of the index, however much other owners (or the owner's other words) hold.
+Words are split here, not by the engines: case folded, accents removed, and every Han,
+Hiragana and Katakana character a word of its own (those scripts write no spaces; a word of
+them is searched as a phrase of its characters). Each word is then spelled in ASCII letters
+and digits only, which every engine, Unicode version and locale keeps in one word, so the
+engines split the index text exactly at its spaces. (Left to split Unicode themselves, they
+disagree with Python and each other: FTS5 breaks words at U+19B0, Postgres at U+09F4.)
+Every indexed word starts with its owner's mark ("o111z" before "boss"), so a search reads
+only its owner's entries of the index, however much other owners (or the owner's other
+words) hold; the owner is also checked in the same SQL, so isolation never rests on it.
 """
 
 import re
@@ -19,6 +23,13 @@ _UNSPACED = (
 _UNSPACED_CHAR = re.compile(f"([{_UNSPACED}])")
 _UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
 _WORD = re.compile(r"[^\W_]+")
+# Spelling: a-y and digits stand for themselves; any other character (z included) is "z" and
+# its code point in four base-36 digits. No spelling is the start of another, so a prefix of
+# a word is spelled as a prefix of its spelling, and prefix searches work as on the words.
+_SPELLED_AS_ITSELF = re.compile("[^a-y0-9]")
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Longer words are indexed (and searched) by their start: Postgres drops lexemes over 2 KB.
+MAX_WORD_CHARACTERS = 100
 # A search of more words than this is cut: the index answers fast, a long query could not.
 MAX_QUERY_TERMS = 16
 MAX_QUERY_CHARACTERS = 300
@@ -39,15 +50,29 @@ def owner_mark(owner_id: int) -> str:
     return f"o{owner_id}z".replace("-", "n")
 
 
+def _code(match: re.Match[str]) -> str:
+    """Return one character spelled as "z" and its code point in four base-36 digits."""
+    number, digits = ord(match.group()), ""
+    for _ in range(4):
+        number, digit = divmod(number, 36)
+        digits = _BASE36[digit] + digits
+    return "z" + digits
+
+
+def spelled(word: str) -> str:
+    """Return a folded word (its start, if very long) in ASCII letters and digits only."""
+    return _SPELLED_AS_ITSELF.sub(_code, word[:MAX_WORD_CHARACTERS])
+
+
 def words(text: str) -> list[str]:
     """Return the folded words of text, unspaced scripts split into characters."""
     return _WORD.findall(_UNSPACED_CHAR.sub(r" \1 ", fold(text)))
 
 
 def index_text(text: str, owner_id: int) -> str:
-    """Return text as the index holds it for an owner: each word marked as the owner's."""
+    """Return text as the index holds it for an owner: each word spelled, marked as theirs."""
     mark = owner_mark(owner_id)
-    return " ".join(mark + word for word in words(text))
+    return " ".join(mark + spelled(word) for word in words(text))
 
 
 def query_terms(query: str) -> list[tuple[str, ...]]:
@@ -73,7 +98,7 @@ def fts5_query(owner_id: int, terms: list[tuple[str, ...]]) -> str:
     mark = owner_mark(owner_id)
     parts = []
     for term in terms:
-        phrase = '"' + " ".join(mark + word for word in term) + '"'
+        phrase = '"' + " ".join(mark + spelled(word) for word in term) + '"'
         parts.append(phrase + "*" if _prefixed(term) else phrase)
     return " OR ".join(parts)
 
@@ -83,7 +108,7 @@ def tsquery(owner_id: int, terms: list[tuple[str, ...]]) -> str:
     mark = owner_mark(owner_id)
     parts = []
     for term in terms:
-        lexemes = [f"'{mark}{word}'" for word in term]
+        lexemes = [f"'{mark}{spelled(word)}'" for word in term]
         if _prefixed(term):
             lexemes[0] += ":*"
         parts.append("(" + " <-> ".join(lexemes) + ")")

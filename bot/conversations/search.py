@@ -2,8 +2,9 @@
 
 SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
 keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
-Every indexed word carries its owner's mark, so a search reads only that owner's entries,
-and the owner is checked again on the turns found.
+Every indexed word carries its owner's mark, so a search reads only that owner's entries;
+the turns' owner is also checked in the same SQL, before the limit, so no other owner's
+turns can crowd an owner's out, and once more on the turns found.
 """
 
 from dataclasses import dataclass
@@ -18,9 +19,12 @@ from memory.search_terms import excerpt, fts5_query, query_terms, tsquery
 
 # Matches asked for beyond the limit, for those of the conversation in progress to drop.
 SKIPPABLE = 20
+# CROSS JOIN keeps the index the outer loop: matches newest first, each turn by its key.
 _SQLITE_MATCHES = (
-    "SELECT rowid FROM conversation_search WHERE conversation_search MATCH :query "
-    "ORDER BY rowid DESC LIMIT :limit"
+    "SELECT turns.id FROM conversation_search CROSS JOIN conversation_turns AS turns "
+    "ON turns.id = conversation_search.rowid "
+    "WHERE conversation_search MATCH :query AND turns.owner_id = :owner "
+    "ORDER BY conversation_search.rowid DESC LIMIT :limit"
 )
 # The planner cannot know that other owners' turns may all be newer than this owner's, so
 # with "owner_id = :owner ... ORDER BY id DESC" it walks the primary key backwards through
@@ -49,11 +53,10 @@ async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit:
     if not terms:
         return []
     if (await session.connection()).dialect.name == "sqlite":
-        statement = _SQLITE_MATCHES
-        parameters = {"query": fts5_query(owner_id, terms), "limit": limit}
+        statement, search = _SQLITE_MATCHES, fts5_query(owner_id, terms)
     else:
-        statement = _POSTGRES_MATCHES
-        parameters = {"query": tsquery(owner_id, terms), "limit": limit, "owner": owner_id}
+        statement, search = _POSTGRES_MATCHES, tsquery(owner_id, terms)
+    parameters = {"query": search, "limit": limit, "owner": owner_id}
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 
 

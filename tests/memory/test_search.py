@@ -11,9 +11,10 @@ async def ids(store, owner: int, query: str) -> list[str]:
 
 
 def test_text_is_folded_and_unspaced_scripts_split_into_characters():
-    assert (
-        index_text("Élodie\u2019s BOSS — 東京タワー, 회의", -5)
-        == "on5zelodie on5zs on5zboss on5z東 on5z京 on5zタ on5zワ on5zー on5z회의"
+    # Spelled in ASCII: "z" and four base-36 digits stand for "z" and every non-ASCII letter.
+    assert index_text("Élodie\u2019s BOSS — 東京タワー, 회의 Pizza", -5) == (
+        "on5zelodie on5zs on5zboss on5zz0kfl on5zz0fjg on5zz09mn on5zz09nz on5zz09oc "
+        "on5zz16doz13dk on5zpiz003ez003ea"
     )
     assert query_terms("Boss 東京 x") == [("boss",), ("東", "京"), ("x",)]
 
