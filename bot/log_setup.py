@@ -37,3 +37,5 @@ def configure_logging(level: str, secrets: Iterable[str]) -> None:
     # Every Bot API request URL contains the token; these lines add nothing at INFO.
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    # pypdf warns about damaged files in words that quote them: users' files stay out of logs.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)

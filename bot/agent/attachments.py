@@ -6,6 +6,7 @@ stored in the database: a turn keeps a FileRef, and the bytes come from a local 
 when the cache no longer has them, from the FileSource again, checked against the hash.
 """
 
+import asyncio
 import base64
 import hashlib
 import logging
@@ -114,7 +115,7 @@ def image_too_big(name: str, size: int) -> str:
 def inspect(file: IncomingFile, data: bytes) -> FileRef:
     """Return the reference of a downloaded file after checking its bytes; or refuse it."""
     actual = media.sniff_type(data)
-    digest = hashlib.sha256(data).hexdigest()
+    digest = _sha256(data)
     if actual is None:
         raise FileRefused(
             f"{shown(file.name)} is not a JPEG, PNG, GIF, WebP or PDF inside, so I can't read it."
@@ -172,6 +173,16 @@ class FileBudget:
         return True
 
 
+def _base64(data: bytes) -> str:
+    """Return the base64 text of a file's bytes."""
+    return base64.b64encode(data).decode()
+
+
+def _sha256(data: bytes) -> str:
+    """Return the hex SHA-256 of a file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def _pages(ref: FileRef) -> int:
     """Return the PDF pages a file adds to a request (none for an image)."""
     return 0 if ref.kind == IMAGE else ref.pages or 1
@@ -200,7 +211,8 @@ class Files:
                 f"I couldn't download {shown(file.name)} from Telegram just now; please send "
                 "it again."
             ) from None
-        ref = inspect(file, data)
+        # Hashing and reading a PDF's page tree take a while for a big file: not on the loop.
+        ref = await asyncio.to_thread(inspect, file, data)
         await self._cache.put(ref.sha256, data)
         return ref
 
@@ -216,7 +228,7 @@ class Files:
                 if ref.sha256 in found or not budget.fits(ref):
                     continue
                 data = await self._load(ref)
-                found[ref.sha256] = None if data is None else base64.b64encode(data).decode()
+                found[ref.sha256] = None if data is None else await asyncio.to_thread(_base64, data)
                 if data is not None:
                     budget.count(ref)
         return found
@@ -231,7 +243,7 @@ class Files:
         except (FileTooBig, FileUnavailable) as error:
             logger.warning("file %s is not available: %s", ref.name, error)
             return None
-        if hashlib.sha256(data).hexdigest() != ref.sha256:
+        if await asyncio.to_thread(_sha256, data) != ref.sha256:
             # Other bytes would change the request's cached prefix, and maybe the meaning.
             logger.warning("file %s came back with other content; leaving it out", ref.name)
             return None

@@ -18,8 +18,19 @@ from bot.agent.unanswered import (
     only_files,
     unanswered_files,
 )
-from bot.agent.unreadable import api_reason, refused_files, unreadable_note, without_files
-from bot.conversations.file_refs import file_refs
+from bot.agent.unreadable import (
+    TOO_LONG,
+    UNREADABLE,
+    api_reason,
+    conversation_too_long_note,
+    is_prompt_too_long,
+    to_leave_out,
+    too_long_note,
+    unanswered_with_files,
+    unreadable_note,
+    without_file,
+)
+from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from bot.reminders.records import Place
@@ -42,6 +53,8 @@ logger = logging.getLogger(__name__)
 MAX_TOKENS_NOTE = "(My reply was cut off because it reached the length limit.)"
 REFUSAL_NOTE = "(I can't help with that request.)"
 TOOL_LIMIT_NOTE = "(I stopped after too many memory operations in one turn.)"
+# How many times one model call is retried with a file left out (a refused or too long one).
+MAX_LEAVE_OUTS = 5
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,12 @@ class _TurnState:
     texts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the user, after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
+    request: dict[str, Any] = field(default_factory=dict)  # the last one sent
+
+    def finished(self, note: str) -> Answer:
+        """Return the answer so far, ending with note."""
+        self.answer.text = "\n\n".join([*self.texts, *self.notes, note])
+        return self.answer
 
 
 class Agent:
@@ -176,13 +195,10 @@ class Agent:
         """Call the model and run its tools, round after round, until it answers."""
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            try:
-                message = await self._call(state, force_answer=out_of_rounds)
-            except BadRequestError as error:
-                # The first call is the first to carry the user's new files.
-                if round_number or not (refused := refused_files(state.turns, error)):
-                    raise
-                return await self._leave_out(state.conversation, refused, error)
+            called = await self._call_leaving_out(state, force_answer=out_of_rounds)
+            if isinstance(called, Answer):
+                return called
+            message = called
             await self._keep(state, message)
             if message.stop_reason != "tool_use" or out_of_rounds:
                 break
@@ -191,6 +207,25 @@ class Agent:
             state.texts.append(note)
         state.answer.text = "\n\n".join(state.texts + state.notes)
         return state.answer
+
+    async def _call_leaving_out(self, state: "_TurnState", force_answer: bool) -> Message | Answer:
+        """Call the model; leave out a file it refuses or that makes the prompt too long.
+
+        The answer then ends with a note naming the file; if the user's new message had
+        files and none is left, the note alone is the answer.
+        """
+        for attempt in range(MAX_LEAVE_OUTS + 1):
+            try:
+                return await self._call(state, force_answer)
+            except BadRequestError as error:
+                chosen = to_leave_out(state.turns, error, state.request, state.files)
+                if not chosen and is_prompt_too_long(error):
+                    return state.finished(conversation_too_long_note(api_reason(error)))
+                if not chosen or attempt == MAX_LEAVE_OUTS:
+                    raise
+                if (answer := await self._leave_out(state, chosen, error)) is not None:
+                    return answer
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _answer_tools(self, state: "_TurnState", message: Message) -> None:
         """Run the message's tool calls and store their results as the next user turn."""
@@ -207,19 +242,31 @@ class Agent:
             state.texts.append(text)
 
     async def _leave_out(
-        self, conversation: ConversationState, refused: list[StoredTurn], error: BadRequestError
-    ) -> Answer:
-        """Replace files the API refused with notes in their stored turns; answer that."""
-        refs = [ref for turn in refused for ref in file_refs(turn.content)]
-        logger.warning("the API refused %d new file(s): %s", len(refs), api_reason(error))
-        for turn in refused:
-            await self._conversations.replace_content(turn.id, without_files(turn.content))
-        note = unreadable_note(refs, api_reason(error))
-        # Stored as the answer: the model later knows, and the turn is not left unanswered.
-        await self._conversations.append(
-            conversation, "assistant", [{"type": "text", "text": note}]
-        )
-        return Answer(text=note)
+        self, state: "_TurnState", chosen: list[tuple[StoredTurn, FileRef]], error: BadRequestError
+    ) -> Answer | None:
+        """Replace the chosen files with notes in their stored turns; tell the user which.
+
+        Returns the answer when the user's new files are all gone (the note, stored as the
+        answer: the model later knows, and the turn is not left unanswered), else None.
+        """
+        too_long, reason = is_prompt_too_long(error), api_reason(error)
+        refs = [ref for _, ref in chosen]
+        logger.warning("leaving out %d file(s) the API refused: %s", len(refs), reason)
+        had_new_files = bool(unanswered_with_files(state.turns))
+        for turn, ref in chosen:
+            current = next(t for t in state.turns if t.id == turn.id)
+            content = without_file(
+                current.content, ref.sha256, TOO_LONG if too_long else UNREADABLE
+            )
+            replaced = await self._conversations.replace_content(turn.id, content)
+            state.turns = [replaced if t.id == turn.id else t for t in state.turns]
+        note = too_long_note(refs, reason) if too_long else unreadable_note(refs, reason)
+        if had_new_files and not unanswered_with_files(state.turns):
+            text = [{"type": "text", "text": note}]
+            await self._conversations.append(state.conversation, "assistant", text)
+            return state.finished(note)
+        state.notes.append(note)
+        return None
 
     async def _run_tools(
         self,
@@ -277,6 +324,7 @@ class Agent:
             force_answer=force_answer,
             files=state.files,
         )
+        state.request = request
         if state.progress is None:
             message = await self._client.messages.create(**request)
         else:

@@ -1,11 +1,16 @@
 """Read what a file really is from its bytes: image type and size, or a PDF and its pages.
 
 A file's name and declared type come from the sender and can be wrong; the API checks the
-bytes, so the bot does too. Only headers are read; nothing is decoded.
+bytes, so the bot does too. Images: only headers are read, nothing is decoded. PDFs: the page
+tree is walked with pypdf, within limits, because pages may sit in compressed object streams.
+The work here is CPU-bound: callers run it off the event loop.
 """
 
+import io
 import re
 import struct
+
+from pypdf import PdfReader, apply_configuration
 
 JPEG, PNG, GIF, WEBP = "image/jpeg", "image/png", "image/gif", "image/webp"
 PDF = "application/pdf"
@@ -14,9 +19,19 @@ IMAGE_TYPES = (JPEG, PNG, GIF, WEBP)
 # JPEG start-of-frame markers carry the dimensions; C4, C8 and CC share the range but do not.
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _JPEG_NO_LENGTH = frozenset({0x01, *range(0xD0, 0xD8)})
+_JPEG_FILL = re.compile(rb"\xff+")
+# Real JPEGs have a few dozen segments before the frame header; a file with more is crafted.
+MAX_JPEG_SEGMENTS = 1000
 _PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _PDF_COUNT = re.compile(rb"/Count\s+(\d+)")
 HUGE_PAGE_COUNT = 10**7
+# What a PDF counts as when its page objects are hidden in object streams pypdf cannot read:
+# the most pages the API takes, so limits and budgets never count it as less than it may be.
+UNSURE_PAGES = 100
+# pypdf's limits against hostile files, lower than its defaults where counting pages needs
+# far less: a page tree of this many entries, streams inflated to this many bytes.
+PDF_MAX_TREE_ENTRIES = 20_000
+PDF_MAX_INFLATED_BYTES = 32 * 1024 * 1024
 
 
 def sniff_type(data: bytes) -> str | None:
@@ -68,13 +83,15 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     """Walk a JPEG's markers to its start-of-frame, which holds the size."""
     i = 2
-    while i + 4 <= len(data):
-        if data[i] != 0xFF:
+    for _ in range(MAX_JPEG_SEGMENTS):
+        if i + 4 > len(data) or data[i] != 0xFF:
+            return None
+        # Any number of fill bytes may precede a marker: skipped in one step, not byte by byte.
+        fill = _JPEG_FILL.match(data, i)
+        i = fill.end() - 1 if fill else i
+        if i + 4 > len(data):
             return None
         marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
         if marker in _JPEG_NO_LENGTH:
             i += 2
             continue
@@ -87,15 +104,38 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
 
 
 def pdf_pages(data: bytes) -> int:
-    """Estimate a PDF's pages: its page objects, else its page tree's largest /Count; >= 1.
+    """Count a PDF's pages by walking its page tree; estimate high when it cannot be walked.
 
-    Page objects inside compressed object streams are invisible here; the root's /Count,
-    the largest, then stands in.
+    pypdf (pure Python, maintained, hardened with limits against hostile files) reads the
+    cross-reference streams and compressed object streams of PDF 1.5+ (pdflatex's default),
+    where the page objects are invisible to a scan of the raw bytes.
     """
+    try:
+        with apply_configuration(
+            page_tree_maximum_entries=PDF_MAX_TREE_ENTRIES,
+            page_tree_maximum_depth=64,
+            zlib_maximum_output_length=PDF_MAX_INFLATED_BYTES,
+            stream_decoding_work_maximum_length=2 * PDF_MAX_INFLATED_BYTES,
+        ):
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            pages = len(reader.pages)
+    # A hostile or damaged file can fail anywhere in a parser; any failure means "unsure".
+    except Exception:
+        return estimated_pdf_pages(data)
+    return max(pages, 1) if isinstance(pages, int) else estimated_pdf_pages(data)
+
+
+def estimated_pdf_pages(data: bytes) -> int:
+    """Estimate a PDF's pages from its raw bytes: page objects, else the largest /Count; >= 1.
+
+    Page objects inside compressed object streams are invisible here: a file that has such
+    streams counts as at least UNSURE_PAGES.
+    """
+    floor = UNSURE_PAGES if b"/ObjStm" in data else 1
     pages = len(_PDF_PAGE.findall(data))
     if pages:
-        return pages
+        return max(pages, floor)
     # A count too long to be real (thousands of digits, which int() refuses) is taken as
     # huge, so the page limit refuses the file instead of the parser failing.
     counts = (int(n) if len(n) <= 7 else HUGE_PAGE_COUNT for n in _PDF_COUNT.findall(data))
-    return max(counts, default=1) or 1
+    return max(max(counts, default=1), floor)

@@ -1,7 +1,11 @@
-"""Files the API refuses: leave them out of the history, so the next request is accepted."""
+"""Files the API refuses, or that make the prompt too long: leave them out of the history.
+
+A file left out becomes a note in its stored turn, so the next request is accepted and the
+model knows a file was there; the user is told which file, and why.
+"""
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anthropic import BadRequestError
@@ -15,15 +19,30 @@ from bot.conversations.snapshot import StoredTurn
 MEDIA_ERROR = re.compile(r"image|pdf|document|media|base64", re.IGNORECASE)
 # The API's field path in front of a message ("messages.0.content.1.image.source: ...").
 _FIELD_PATH = re.compile(r"^[\w.]+: ")
+# The block a field path names: which message, which block of its content.
+_BLOCK_PATH = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.")
+# The API's words when the request is over the model's context window (400, invalid request).
+PROMPT_TOO_LONG = "prompt is too long"
+UNREADABLE = "the model could not read it"
+TOO_LONG = "left out: too long for the model"
+
+
+def api_message(error: BadRequestError) -> str:
+    """Return the API's message of an error, as it came (with its field path)."""
+    body = error.body if isinstance(error.body, dict) else {}
+    detail = body.get("error")
+    said = detail.get("message") if isinstance(detail, dict) else None
+    return said if isinstance(said, str) else error.message
 
 
 def api_reason(error: BadRequestError) -> str:
     """Return the API's own words of an error, without its field path."""
-    body = error.body if isinstance(error.body, dict) else {}
-    detail = body.get("error")
-    said = detail.get("message") if isinstance(detail, dict) else None
-    message = said if isinstance(said, str) else error.message
-    return _FIELD_PATH.sub("", message).strip().rstrip(".")
+    return _FIELD_PATH.sub("", api_message(error)).strip().rstrip(".")
+
+
+def is_prompt_too_long(error: BadRequestError) -> bool:
+    """Tell whether the API refused the request as over the model's context window."""
+    return api_message(error).strip().lower().startswith(PROMPT_TOO_LONG)
 
 
 def unanswered_with_files(turns: Sequence[StoredTurn]) -> list[StoredTurn]:
@@ -37,28 +56,92 @@ def unanswered_with_files(turns: Sequence[StoredTurn]) -> list[StoredTurn]:
     return found[::-1]
 
 
-def without_files(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return a turn's content with each file replaced by a note that it could not be read."""
+def sent_files(
+    turns: Sequence[StoredTurn], files: Mapping[str, str | None]
+) -> list[tuple[StoredTurn, FileRef]]:
+    """Return every file the request carries (its bytes were loaded), oldest first."""
     return [
-        {"type": "text", "text": f"{file_ref(b).label[:-1]}; the model could not read it]"}
-        if is_file_block(b)
+        (turn, ref)
+        for turn in turns
+        for ref in file_refs(turn.content)
+        if files.get(ref.sha256) is not None
+    ]
+
+
+def named_file(
+    error: BadRequestError, request: Mapping[str, Any], files: Mapping[str, str | None]
+) -> str | None:
+    """Return the hash of the file whose block the error's field path names, if it names one."""
+    match = _BLOCK_PATH.match(api_message(error))
+    if match is None:
+        return None
+    message, index = int(match.group(1)), int(match.group(2))
+    try:
+        block = request["messages"][message]["content"][index]
+        data = block["source"]["data"]
+    except (IndexError, KeyError, TypeError):
+        return None
+    return next((sha for sha, sent in files.items() if sent is not None and sent == data), None)
+
+
+def to_leave_out(
+    turns: Sequence[StoredTurn],
+    error: BadRequestError,
+    request: Mapping[str, Any],
+    files: Mapping[str, str | None],
+) -> list[tuple[StoredTurn, FileRef]]:
+    """Return the files to leave out for the error, or [] if it is about no file.
+
+    Too long: the newest file. A refusal naming a file's block: that file (the rest of an
+    album stays). Another refusal about media: every file of the newest unanswered turns.
+    """
+    if is_prompt_too_long(error):
+        return sent_files(turns, files)[-1:]
+    if not MEDIA_ERROR.search(api_reason(error)):
+        return []
+    if (sha := named_file(error, request, files)) is not None:
+        return [(turn, ref) for turn, ref in sent_files(turns, files) if ref.sha256 == sha]
+    return [(turn, ref) for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
+
+
+def without_file(content: list[dict[str, Any]], sha256: str, why: str) -> list[dict[str, Any]]:
+    """Return a turn's content with the file of this hash replaced by a note saying why."""
+    return [
+        {"type": "text", "text": f"{file_ref(b).label[:-1]}; {why}]"}
+        if is_file_block(b) and b.get("sha256") == sha256
         else b
         for b in content
     ]
 
 
-def refused_files(turns: Sequence[StoredTurn], error: BadRequestError) -> list[StoredTurn]:
-    """Return the turns whose new files the error is about, or [] if it is about none."""
-    if not MEDIA_ERROR.search(api_reason(error)):
-        return []
-    return unanswered_with_files(turns)
+def _names(refs: Sequence[FileRef]) -> tuple[str, str]:
+    """Return the files' names for a reply, and "it" or "them"."""
+    names = ", ".join(dict.fromkeys(shown(ref.name) for ref in refs))
+    return names, "it" if len(refs) == 1 else "them"
 
 
 def unreadable_note(refs: Sequence[FileRef], reason: str) -> str:
     """Tell the user the model could not read their files, and that they were left out."""
-    names = ", ".join(shown(ref.name) for ref in refs)
-    them = "it" if len(refs) == 1 else "them"
+    names, them = _names(refs)
     return (
         f"The model couldn't read {names} ({reason}), so I've left {them} out of our "
         "conversation. A screenshot or another format may work."
+    )
+
+
+def too_long_note(refs: Sequence[FileRef], reason: str) -> str:
+    """Tell the user their files made the conversation too long, and that they were left out."""
+    names, them = _names(refs)
+    return (
+        f"With {names} our conversation is too long for the model ({reason}), so I've left "
+        f"{them} out. A shorter file may fit, or /new starts an empty conversation (your "
+        "memories stay)."
+    )
+
+
+def conversation_too_long_note(reason: str) -> str:
+    """Tell the user the conversation itself is over the model's context window."""
+    return (
+        f"Our conversation is too long for the model ({reason}). Send /new to start a new "
+        "one; your memories stay."
     )

@@ -5,6 +5,7 @@ import hashlib
 import os
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -22,7 +23,7 @@ from bot.agent.attachments import (
 )
 from bot.agent.file_cache import FileCache
 from bot.agent.request import build_request
-from bot.agent.unreadable import api_reason, refused_files
+from bot.agent.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.content import block_text, content_tokens
 from bot.conversations.file_refs import (
@@ -38,6 +39,8 @@ from bot.conversations.snapshot import StoredTurn
 from memory.tokens import count_tokens
 from memory.tools import MEMORY_TOOLS, tool_definitions
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
+
+DATA = Path(__file__).parent.parent / "data"
 
 
 def image_ref(n: int, side: int = 100) -> FileRef:
@@ -82,7 +85,26 @@ def test_types_and_sizes_are_read_from_the_bytes():
     assert media.sniff_type(b"%PDF-1.7") == media.PDF and media.sniff_type(b"GIF90a") is None
     assert media.image_size(b"\xff\xd8\xff\xe0", media.JPEG) is None  # cut short
     assert media.pdf_pages(sample_pdf(4)) == 4
-    assert media.pdf_pages(b"%PDF-1.5 /Type /Pages /Count 12 /Count 3") == 12  # object streams
+    assert media.pdf_pages(b"%PDF-1.5 /Type /Pages /Count 12 /Count 3") == 12  # unparsable
+
+
+def test_pages_in_compressed_object_streams_are_counted():
+    nine = (DATA / "objstm-9-pages.pdf").read_bytes()
+    assert b"/Type /Page" not in nine and b"/ObjStm" in nine
+    assert media.pdf_pages(nine) == 9
+    assert media.pdf_pages((DATA / "objstm-120-pages.pdf").read_bytes()) == 120
+    # Cut short, the page tree cannot be found: counted high, never as one page.
+    assert media.pdf_pages(nine[: len(nine) // 3]) >= media.UNSURE_PAGES
+
+
+def test_a_jpeg_header_walk_is_bounded():
+    sof = b"\xff\xc0" + bytes([0, 11, 8, 0, 48, 0, 64, 1, 1, 0x11, 0])
+    # Fill bytes before a marker are skipped in one step, however many there are.
+    filled = b"\xff\xd8" + b"\xff" * 3_000_000 + sof
+    assert media.image_size(filled, media.JPEG) == (64, 48)
+    # A crafted run of empty segments is not walked to its end: the size is left unknown.
+    segments = b"\xff\xd8" + b"\xff\xfe\x00\x02" * (media.MAX_JPEG_SEGMENTS + 1) + sof
+    assert media.image_size(segments, media.JPEG) is None
 
 
 def test_a_page_count_of_thousands_of_digits_is_refused_as_too_many_pages():
@@ -266,4 +288,25 @@ def test_only_refusals_about_files_blame_the_new_files(message, reason, blamed):
     ]
     error = bad_request(message)
     assert api_reason(error) == reason
-    assert [t.id for t in refused_files(turns, error)] == ([3] if blamed else [])
+    assert [t.id for t, _ in to_leave_out(turns, error, {}, {})] == ([3] if blamed else [])
+
+
+def test_a_refusal_naming_one_block_leaves_out_only_that_file():
+    first, second = image_ref(1), image_ref(2)
+    turns = [StoredTurn(1, "user", [first.block(), second.block(), {"type": "text", "text": "a"}])]
+    files = {first.sha256: "QUFB", second.sha256: "QkJC"}
+    req = request([(t.role, t.content) for t in turns], files)
+    error = bad_request("messages.0.content.1.image.source.base64.data: Could not process image")
+    assert [ref.name for _, ref in to_leave_out(turns, error, req, files)] == ["p2.png"]
+
+
+def test_a_prompt_too_long_leaves_out_the_newest_file_sent():
+    turns = [
+        StoredTurn(1, "user", [pdf_ref(1, 9).block(), {"type": "text", "text": "read"}]),
+        StoredTurn(2, "assistant", [{"type": "text", "text": "done"}]),
+        StoredTurn(3, "user", [image_ref(2).block(), {"type": "text", "text": "and"}]),
+    ]
+    files = {pdf_ref(1, 9).sha256: "QUFB", image_ref(2).sha256: None}  # the photo is gone
+    error = bad_request("prompt is too long: 210000 tokens > 200000 maximum")
+    assert is_prompt_too_long(error) and not is_prompt_too_long(bad_request("too long"))
+    assert [ref.name for _, ref in to_leave_out(turns, error, {}, files)] == ["d1.pdf"]

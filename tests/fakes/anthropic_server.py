@@ -521,6 +521,10 @@ class FakeAnthropic:
         self.latency = latency  # seconds added before answering /v1/messages
         # Off by default: then usage() estimates tokens cheaply and reports no cache activity.
         self.prompt_cache: PromptCache | None = PromptCache() if cache_emulation else None
+        # The model's context window in (estimated) tokens; a longer prompt is refused the way
+        # the real API refuses it. None: no limit.
+        self.context_window: int | None = None
+        self.too_long: list[dict[str, Any]] = []  # the requests refused as too long
         self.default: Script = text("OK")
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -688,6 +692,8 @@ class FakeAnthropic:
             validate(body)
         except InvalidRequest as exc:
             return self._invalid(body, str(exc))
+        if (too_long := self._check_length(body)) is not None:
+            return too_long
         self.merged_consecutive += merge_consecutive(body["messages"])[1]
         scripted = self._queue.pop(0) if self._queue else self.default
         if callable(scripted):
@@ -769,6 +775,20 @@ class FakeAnthropic:
         if not request.headers.get("anthropic-version"):
             return _error(400, "invalid_request_error", "anthropic-version: header is required")
         return None
+
+    def _check_length(self, body: dict[str, Any]) -> web.Response | None:
+        """Refuse a prompt over the context window, in the real API's words (observed)."""
+        if self.context_window is None:
+            return None
+        tokens = estimate_tokens(body)
+        if tokens <= self.context_window:
+            return None
+        self.too_long.append(body)
+        return _error(
+            400,
+            "invalid_request_error",
+            f"prompt is too long: {tokens} tokens > {self.context_window} maximum",
+        )
 
     def _invalid(self, body: dict[str, Any], message: str) -> web.Response:
         self.invalid.append((body, message))

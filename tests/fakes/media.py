@@ -18,6 +18,8 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _PDF_PAGE_RE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _PDF_COUNT_RE = re.compile(rb"/Count\s+(\d+)")
+_PDF_STREAM_RE = re.compile(rb"stream\r?\n(.*?)endstream", re.DOTALL)
+_INFLATED_MAX = 16 * 1024 * 1024
 
 
 def sniff_image_type(data: bytes) -> str | None:
@@ -86,14 +88,27 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
 def pdf_page_count(data: bytes) -> int:
     """Count a PDF's pages by its page objects, else by its page tree's /Count; at least 1.
 
-    Page objects inside compressed object streams are invisible to this count; the largest
-    /Count then stands in, which for a well-formed PDF is the root's total.
+    Page objects may sit in compressed object streams (PDF 1.5+, pdflatex's default), so
+    every Flate stream is inflated and searched too; this is the fake's own reading, not the
+    bot's (which uses pypdf), so each checks the other.
     """
-    pages = len(_PDF_PAGE_RE.findall(data))
+    parts = [data, *_inflated_streams(data)]
+    pages = sum(len(_PDF_PAGE_RE.findall(part)) for part in parts)
     if pages:
         return pages
-    counts = [int(n) for n in _PDF_COUNT_RE.findall(data)]
+    counts = [int(n) for part in parts for n in _PDF_COUNT_RE.findall(part) if len(n) < 8]
     return max(counts, default=1) or 1
+
+
+def _inflated_streams(data: bytes) -> list[bytes]:
+    """Return the inflated bytes of the PDF's streams that are zlib data; skip the others."""
+    inflated = []
+    for match in _PDF_STREAM_RE.finditer(data):
+        try:
+            inflated.append(zlib.decompressobj().decompress(match.group(1), _INFLATED_MAX))
+        except zlib.error:
+            continue
+    return inflated
 
 
 # --- samples for tests ---------------------------------------------------------------------
