@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from telegram import Update
 from telegram.error import NetworkError, TelegramError
 
+from bot.agent.account import AccountError
 from bot.app import build_application
 from bot.log_setup import configure_logging
 from bot.migrations import upgrade_database
@@ -113,6 +114,9 @@ def main() -> int:
     logging.getLogger("telegram.ext").addFilter(BootstrapTracebackFilter())
     try:
         serve(settings)
+    except AccountError as error:
+        logger.error("cannot use the model: %s", error)
+        return 1
     except NetworkError as error:  # TimedOut included
         logger.error("could not reach Telegram: %s", error)
         return 1

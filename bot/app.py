@@ -20,6 +20,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.agent.account import check_account
 from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
@@ -34,7 +35,7 @@ from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram import handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
-from bot.telegram.context import BotApplication, BotContext, BotData, Services
+from bot.telegram.context import BotApplication, BotContext, BotData, Services, account_notices
 from bot.telegram.cooldown import Clock
 from bot.telegram.downloads import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
@@ -157,9 +158,11 @@ def build_services(
 
 
 async def post_init(application: BotApplication) -> None:
-    """Get ready to answer once Telegram has answered getMe."""
+    """Get ready to answer once Telegram has answered getMe; raise AccountError for a bad key."""
     data = application.bot_data
     settings = data.services.settings
+    # First: a wrong key or model stops start-up (AccountError) before anything else starts.
+    await check_account(data.services.anthropic, settings.anthropic_model)
     # Building the tokenizer takes a third of a second; the first message should not wait.
     encoding()
     logger.info("started as @%s", application.bot.username)
@@ -265,6 +268,8 @@ def build_application(
         .build()
     )
     files = build_files(settings, TelegramFiles(application.bot))
-    application.bot_data.services = build_services(settings, files, reminder_clock=reminder_clock)
+    services = build_services(settings, files, reminder_clock=reminder_clock)
+    services.account_notices = account_notices(clock)  # on the guard's clock, for tests
+    application.bot_data.services = services
     add_handlers(application, clock)
     return application

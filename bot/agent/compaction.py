@@ -13,6 +13,7 @@ from anthropic import (
     RateLimitError,
 )
 
+from bot.agent.account import account_problem
 from bot.agent.ledger import join_summary, memory_changes, split_summary
 from bot.agent.unanswered import first_unanswered
 from bot.conversations.content import block_text, is_tool_result
@@ -20,6 +21,11 @@ from bot.conversations.snapshot import Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 
 logger = logging.getLogger(__name__)
+
+
+class ModelAway(Exception):
+    """The model cannot answer now (an outage, or the account's problem): fold nothing yet."""
+
 
 # Compact down to this share of the budget, so the cached prefix then lasts many turns.
 KEEP_SHARE = 0.4
@@ -118,15 +124,18 @@ class Compactor:
     ) -> str | None:
         """Return the new prose summary, or the previous one if the request is refused.
 
-        Raises the SDK's error when the model is away, so that nothing is folded this turn.
+        Raises ModelAway when the model is away, so that nothing is folded this turn.
         """
         try:
             response = await self._client.messages.create(
                 **summary_request(self._model, previous, folded)
             )
-        except (APIConnectionError, RateLimitError, InternalServerError):
-            raise  # the model is away, not the request at fault: the caller postpones
+        except (APIConnectionError, RateLimitError, InternalServerError) as error:
+            raise ModelAway(error) from error  # not the request at fault: the caller postpones
         except APIError as error:
+            if account_problem(error) is not None:
+                # A wrong key or no credits: dropping turns would lose them for nothing.
+                raise ModelAway(error) from error
             # The request itself is refused: dropping the oldest turns beats blocking the user.
             logger.warning("summarising conversation %s failed: %s", conversation_id, error)
             return previous
@@ -144,7 +153,7 @@ class Compactor:
         previous, changes = split_summary(conversation.summary)
         try:
             prose = await self._summarise(conversation.id, previous, folded)
-        except (APIConnectionError, RateLimitError, InternalServerError) as error:
+        except ModelAway as error:
             # The model is away (the SDK's retries ran out): keep everything, try next turn.
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot

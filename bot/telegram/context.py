@@ -1,6 +1,7 @@
 """The handler context and bot_data types, with the services built at start-up; memory owners."""
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +15,19 @@ from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram.albums import Albums
+from bot.telegram.cooldown import Clock, Cooldown
 from bot.telegram.drafts import Drafts
 from memory.control import MemoryControl
 from memory.store import MemoryStore
+
+# A problem with the model account is told to a chat once an hour per cause, not per message.
+ACCOUNT_NOTICE_SECONDS = 3600
+MAX_ACCOUNT_NOTICES = 10_000
+
+
+def account_notices(clock: Clock) -> Cooldown:
+    """Return the record of which chats were told of which account problem, on clock."""
+    return Cooldown(ACCOUNT_NOTICE_SECONDS, MAX_ACCOUNT_NOTICES, clock)
 
 
 @dataclass
@@ -33,9 +44,13 @@ class Services:
     reminders: ReminderTools
     # Which chats see drafts; it remembers refusals, so there is one per process.
     drafts: Drafts = field(init=False)
+    # Which chats were told of which model account problem this hour (build_application
+    # puts it on the guard's clock).
+    account_notices: Cooldown = field(init=False)
 
     def __post_init__(self) -> None:
         self.drafts = Drafts(self.settings.stream_replies)
+        self.account_notices = account_notices(time.monotonic)
 
 
 @dataclass

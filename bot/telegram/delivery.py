@@ -5,16 +5,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from anthropic import APIError
+from anthropic import APIError, APIStatusError
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated
 
+from bot.agent.account import account_problem, describe
 from bot.agent.loop import Answer, TurnFailed
 from bot.agent.stream import Progress, StreamBroken
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
 from bot.telegram.context import BotApplication
+from bot.telegram.cooldown import Cooldown
 from bot.telegram.drafts import Drafts
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.processing import lanes
@@ -80,13 +82,33 @@ async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
 AnswerCall = Callable[[Progress | None], Awaitable[Answer]]
 
 
+async def report_failure(
+    bot: Bot, place: ChatThread, error: BaseException | None, notices: Cooldown | None
+) -> None:
+    """Tell the chat the model call failed: an account problem by name, else an outage."""
+    problem = account_problem(error) if error is not None else None
+    if problem is None or not isinstance(error, APIStatusError):
+        logger.warning("model call failed for chat %s: %s", place.chat_id, error)
+        await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
+        return
+    logger.error("model call failed for chat %s: %s", place.chat_id, describe(problem, error))
+    if notices is None or notices.take((problem, place.chat_id)):
+        html = texts.account_problem(problem)
+        await send_html(bot, place.chat_id, html, thread_id=place.thread_id)
+
+
 async def deliver_answer(
-    bot: Bot, place: ChatThread, answer: AnswerCall, drafts: Drafts | None = None
+    bot: Bot,
+    place: ChatThread,
+    answer: AnswerCall,
+    drafts: Drafts | None = None,
+    notices: Cooldown | None = None,
 ) -> None:
     """Let the agent answer, showing drafts or typing, then send the reply and notices.
 
     answer is called with the progress to report to: the chat's drafts, or None where there
     are none (groups, STREAM_REPLIES off, refused), which also means the model is not streamed.
+    notices keeps an account problem (no credits, a wrong key) to one notice a chat an hour.
     """
     stream = drafts.open(bot, place, partial(send_markdown, bot, place)) if drafts else None
     try:
@@ -98,8 +120,7 @@ async def deliver_answer(
     except (APIError, StreamBroken, TurnFailed) as error:
         # A stream that broke off is a failed call: its text was not stored, and is not sent.
         cause = error.__cause__ if isinstance(error, TurnFailed) else error
-        logger.warning("model call failed for chat %s: %s", place.chat_id, cause)
-        await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
+        await report_failure(bot, place, cause, notices)
         # What the turn changed before the failure is shown all the same, each with its Undo.
         await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
         return
@@ -127,6 +148,8 @@ async def answer_if_unanswered(
         snapshot = await services.conversations.snapshot(conversation_id)
         if snapshot.unanswered:
             call = partial(services.chat.answer, snapshot)
-            await deliver_answer(application.bot, place, call, services.drafts)
+            await deliver_answer(
+                application.bot, place, call, services.drafts, services.account_notices
+            )
 
     await lanes(application).run_exclusive(place.chat_id, answer())

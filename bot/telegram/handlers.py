@@ -67,7 +67,9 @@ async def chat_message(update: Update, context: BotContext) -> None:
         return
     answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
     try:
-        await deliver_answer(context.bot, place, answer, context.services.drafts)
+        await deliver_answer(
+            context.bot, place, answer, context.services.drafts, context.services.account_notices
+        )
     except DuplicateUpdate:
         logger.info("update %s was already handled; not answering twice", update.update_id)
 

@@ -102,7 +102,9 @@ class TelegramOutlet:
                 [{"type": "text", "text": f"{note}\n{reminder.text}"}],
             )  # fmt: skip
             call = partial(services.chat.answer, snapshot)
-            await deliver_answer(self._application.bot, place, call, services.drafts)
+            await deliver_answer(
+                self._application.bot, place, call, services.drafts, services.account_notices
+            )
 
         await self._in_lane(reminder, answer())
 

@@ -1,5 +1,7 @@
 """What the bot says, other than the model's replies and /memory (HTML for Telegram)."""
 
+from bot.agent.account import AccountProblem
+
 START = (
     "Hi! I'm your personal assistant, and I remember things across conversations.\n\n"
     "Just talk to me. When you tell me something worth keeping, I'll ask before saving it, "
@@ -53,6 +55,18 @@ NEW_CONVERSATION = "Started a new conversation. I still remember what's in /memo
 MODEL_UNAVAILABLE = (
     "Sorry, I can't reach the model right now. Your message is saved; please try again in a minute."
 )
+# A problem with the bot's model account: said once an hour per chat, since waiting never helps.
+ACCOUNT_PROBLEMS = {
+    AccountProblem.WRONG_KEY: "the bot's Anthropic API key is not valid. Only the bot's owner "
+    "can fix this, in the bot's settings (ANTHROPIC_API_KEY)",
+    AccountProblem.UNKNOWN_MODEL: "the model the bot is set to use does not exist, or its API "
+    "key cannot use it. Only the bot's owner can fix this, in the bot's settings "
+    "(ANTHROPIC_MODEL)",
+    AccountProblem.NO_CREDITS: "the bot's Anthropic account has run out of credits. Only the "
+    "bot's owner can fix this, by adding credits at console.anthropic.com",
+    AccountProblem.NO_PERMISSION: "the bot's Anthropic API key is not allowed to use the model. "
+    "Only the bot's owner can fix this, in the Anthropic Console",
+}
 EMPTY_REPLY = "(I have nothing to add.)"
 SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
 NOT_TEXT = "I can only read text, photos, images and PDFs for now."
@@ -67,6 +81,11 @@ TOOL_STATUS = {
     "search_conversations": "Looking through past conversations…",
 }
 TOOL_STATUS_OTHER = "Working on it…"
+
+
+def account_problem(problem: AccountProblem) -> str:
+    """Tell the user what is wrong with the bot's model account, and who must fix it."""
+    return f"Sorry, I can't answer: {ACCOUNT_PROBLEMS[problem]}. Your message is saved."
 
 
 def tool_status(name: str) -> str:

@@ -11,7 +11,7 @@ from bot.agent.request import SUMMARY_HEADER
 from bot.conversations.file_refs import image_tokens
 from bot.conversations.snapshot import StoredTurn
 from memory.tools.texts import SAVED_RESULT
-from tests.fakes.anthropic_server import error, text, tool_use
+from tests.fakes.anthropic_server import NO_CREDITS, error, text, tool_use
 from tests.fakes.media import sample_png
 from tests.files_support import push_album_photo
 from tests.harness import OWNER
@@ -143,14 +143,22 @@ async def test_when_summarising_fails_the_oldest_turns_are_dropped(small_budget_
     assert len(chats[-1]["system"]) == 2  # no summary block
 
 
-async def test_when_the_model_is_away_no_history_is_dropped(small_budget_bot):
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        error(529, "overloaded_error", "Overloaded"),
+        # The account's problems: dropping turns would not fix them either.
+        NO_CREDITS,
+        error(401, "authentication_error", "invalid x-api-key"),
+    ],
+    ids=["overloaded", "no-credits", "wrong-key"],
+)
+async def test_when_the_model_is_away_no_history_is_dropped(small_budget_bot, refusal):
     bot = small_budget_bot
     model = bot.model
     away = True
     model.default = lambda request: (
-        error(529, "overloaded_error", "Overloaded")
-        if away and is_summary_request(request)
-        else text("ok " * 50)
+        refusal if away and is_summary_request(request) else text("ok " * 50)
     )
     for i in range(12):
         assert await bot.say(OWNER, f"Message {i}: " + "words " * 150)

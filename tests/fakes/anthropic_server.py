@@ -33,6 +33,12 @@ from tests.fakes.anthropic_media import (
     validate_media,
     without_media,
 )
+from tests.fakes.anthropic_models import (
+    NO_CREDITS_MESSAGE,
+    NO_PERMISSION_MESSAGE,
+    model_info,
+    unknown_model_message,
+)
 
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -152,6 +158,12 @@ def tool_uses(
 def error(status: int, type: str, message: str) -> ErrorReply:
     """Answer with an API error, e.g. error(529, "overloaded_error", "Overloaded")."""
     return ErrorReply(status, type, message)
+
+
+# What the real API answers every call of an account without credits, or of a key that may
+# not use the model: set FakeAnthropic.account_error to one of them (or script it once).
+NO_CREDITS = ErrorReply(400, "invalid_request_error", NO_CREDITS_MESSAGE)
+NO_PERMISSION = ErrorReply(403, "permission_error", NO_PERMISSION_MESSAGE)
 
 
 def reply(content_blocks: list[dict[str, Any]], stop_reason: str = "end_turn") -> Reply:
@@ -516,8 +528,15 @@ class FakeAnthropic:
         *,
         latency: float = 0.0,
         cache_emulation: bool = False,
+        models: dict[str, str] | None = None,
     ):
         self.api_key = api_key
+        # Model id -> lifecycle ("active", "deprecated", "retired") of the models the key may
+        # use; None: every id is an active model. Others get 404, as from the real API.
+        self.models = models
+        # An account problem answered to every Messages call (see NO_CREDITS, NO_PERMISSION).
+        self.account_error: ErrorReply | None = None
+        self.model_lookups: list[str] = []  # the ids GET /v1/models/{id} was asked for
         self.latency = latency  # seconds added before answering /v1/messages
         # Off by default: then usage() estimates tokens cheaply and reports no cache activity.
         self.prompt_cache: PromptCache | None = PromptCache() if cache_emulation else None
@@ -543,6 +562,7 @@ class FakeAnthropic:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
+        app.router.add_get("/v1/models/{model_id}", self._model)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -685,7 +705,7 @@ class FakeAnthropic:
     ) -> web.StreamResponse:
         if self.latency:
             await asyncio.sleep(self.latency)
-        refused = self._check_headers(request) or _check_size(raw)
+        refused = self._check_headers(request) or _check_size(raw) or self._refuse_account(body)
         if refused is not None:
             return refused
         try:
@@ -751,7 +771,7 @@ class FakeAnthropic:
         raw = await request.read()
         body = _json_body(raw)
         self.count_requests.append(body)
-        refused = self._check_headers(request) or _check_size(raw)
+        refused = self._check_headers(request) or _check_size(raw) or self._refuse_account(body)
         if refused is not None:
             return refused
         try:
@@ -761,6 +781,33 @@ class FakeAnthropic:
         return web.json_response(
             {"input_tokens": estimate_tokens(body)}, headers={"request-id": _request_id()}
         )
+
+    async def _model(self, request: web.Request) -> web.Response:
+        """Answer GET /v1/models/{model_id} with the model's ModelInfo, or 404."""
+        model_id = request.match_info["model_id"]
+        self.model_lookups.append(model_id)
+        refused = self._check_headers(request)
+        if refused is not None:
+            return refused
+        lifecycle = "active" if self.models is None else self.models.get(model_id)
+        if lifecycle is None:
+            return _error(404, "not_found_error", unknown_model_message(model_id))
+        return web.json_response(
+            model_info(model_id, lifecycle), headers={"request-id": _request_id()}
+        )
+
+    def _refuse_account(self, body: dict[str, Any]) -> web.Response | None:
+        """Answer an account problem, or a model the key may not use, as the real API does."""
+        if self.account_error is not None:
+            problem = self.account_error
+            return _error(problem.status, problem.type, problem.message)
+        model = body.get("model")
+        if self.models is None or not isinstance(model, str):
+            return None  # validate() answers a missing model
+        if self.models.get(model, "retired") == "retired":
+            # Inference with a retired model fails like one that never existed.
+            return _error(404, "not_found_error", unknown_model_message(model))
+        return None
 
     def _check_headers(self, request: web.Request) -> web.Response | None:
         # The SDK sends the key as "Authorization: Bearer"; raw clients use x-api-key.

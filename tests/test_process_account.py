@@ -1,0 +1,71 @@
+"""`python -m bot` checks the Anthropic key and model at start-up: one line and exit 1."""
+
+import pytest
+
+from bot.migrations import upgrade_database_async
+from tests.process import bot_environment, run_to_exit
+
+
+async def _start_up(fakes, tmp_path, *, webhook: bool = False, **extra: str):
+    """Start `python -m bot` at the default log level on a migrated database until it exits."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    await upgrade_database_async(url)
+    if webhook:
+        # The check comes before setWebhook, and before anything listens on PORT.
+        extra |= {"WEBHOOK_URL": "https://bot.example.com/hook", "PORT": "1"}
+    tg, model = fakes
+    env = bot_environment(tg, model, url, LOG_LEVEL="INFO", **extra)
+    return await run_to_exit(env, tmp_path)
+
+
+def _one_error_line(stdout: str, stderr: str, expected: str) -> None:
+    """Check that the process wrote exactly the expected error line and nothing else."""
+    assert stdout == "" and "Traceback" not in stderr
+    # A web process says where it will serve before it starts; nothing else comes before.
+    lines = [line for line in stderr.splitlines() if " INFO bot: serving webhooks on " not in line]
+    assert len(lines) == 1 and lines[0].endswith(expected), stderr
+
+
+@pytest.mark.parametrize("webhook", [False, True], ids=["polling", "webhook"])
+async def test_a_wrong_api_key_stops_start_up_with_one_line(fakes, tmp_path, webhook):
+    code, stdout, stderr = await _start_up(
+        fakes, tmp_path, webhook=webhook, ANTHROPIC_API_KEY="sk-ant-api03-wrong-key"
+    )
+    assert code == 1
+    _one_error_line(
+        stdout,
+        stderr,
+        " ERROR bot: cannot use the model: the Anthropic API key (ANTHROPIC_API_KEY) is not "
+        "valid (the API answered 401: invalid x-api-key)",
+    )
+    assert "sk-ant-api03-wrong-key" not in stderr
+    assert fakes[1].requests == []  # no message was ever sent to the model
+
+
+@pytest.mark.parametrize("webhook", [False, True], ids=["polling", "webhook"])
+async def test_an_unknown_model_stops_start_up_with_one_line(fakes, tmp_path, webhook):
+    model = fakes[1]
+    model.models = {"claude-sonnet-5-5": "active"}
+    code, stdout, stderr = await _start_up(
+        fakes, tmp_path, webhook=webhook, ANTHROPIC_MODEL="claude-sonet-5-5"
+    )
+    assert code == 1
+    _one_error_line(
+        stdout,
+        stderr,
+        " ERROR bot: cannot use the model: ANTHROPIC_MODEL 'claude-sonet-5-5' is not a model "
+        "this API key can use (the API answered 404: model: claude-sonet-5-5)",
+    )
+    assert model.model_lookups == ["claude-sonet-5-5"]
+
+
+async def test_a_retired_model_stops_start_up_with_one_line(fakes, tmp_path):
+    fakes[1].models = {"claude-old-1": "retired"}
+    code, stdout, stderr = await _start_up(fakes, tmp_path, ANTHROPIC_MODEL="claude-old-1")
+    assert code == 1
+    _one_error_line(
+        stdout,
+        stderr,
+        " ERROR bot: cannot use the model: ANTHROPIC_MODEL 'claude-old-1' is retired: "
+        "choose a current model",
+    )
