@@ -17,22 +17,27 @@ from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
 from memory.search_terms import excerpt, fts5_query, query_terms, tsquery
 
-# Matches asked for beyond the limit, for those of the conversation in progress to drop.
-SKIPPABLE = 20
+# The turns of the conversation in progress the model still has are left out in SQL, before
+# the limit: those after its fold (all of them before its first fold, as NULL compares
+# false). Those folded into its summary are searched. ":skip" 0 is no conversation's id.
+_NOT_IN_CONTEXT = (
+    "AND (turns.conversation_id <> :skip OR turns.id <= (SELECT summary_through_turn_id "
+    "FROM conversations WHERE conversations.id = :skip)) "
+)
 # CROSS JOIN keeps the index the outer loop: matches newest first, each turn by its key.
 _SQLITE_MATCHES = (
     "SELECT turns.id FROM conversation_search CROSS JOIN conversation_turns AS turns "
     "ON turns.id = conversation_search.rowid "
     "WHERE conversation_search MATCH :query AND turns.owner_id = :owner "
-    "ORDER BY conversation_search.rowid DESC LIMIT :limit"
+    f"{_NOT_IN_CONTEXT}ORDER BY conversation_search.rowid DESC LIMIT :limit"
 )
 # The planner cannot know that other owners' turns may all be newer than this owner's, so
 # with "owner_id = :owner ... ORDER BY id DESC" it walks the primary key backwards through
 # them. A range on owner_id, ordered by (owner_id, id), can only be served newest first by
 # the owner's index (common words), or else by the full-text index and a sort (rare ones).
 _POSTGRES_MATCHES = (
-    "SELECT id FROM conversation_turns WHERE owner_id BETWEEN :owner AND :owner "
-    "AND search_document @@ to_tsquery('simple', :query) "
+    "SELECT id FROM conversation_turns AS turns WHERE owner_id BETWEEN :owner AND :owner "
+    f"AND search_document @@ to_tsquery('simple', :query) {_NOT_IN_CONTEXT}"
     "ORDER BY owner_id DESC, id DESC LIMIT :limit"
 )
 
@@ -47,8 +52,10 @@ class TurnHit:
     excerpt: str
 
 
-async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit: int) -> list[int]:
-    """Return the ids of the owner's turns that match, newest first."""
+async def _matching_ids(
+    session: AsyncSession, owner_id: int, query: str, limit: int, skip: int | None
+) -> list[int]:
+    """Return the ids of the owner's turns that match, newest first, not those skip holds."""
     terms = query_terms(query)
     if not terms:
         return []
@@ -56,7 +63,7 @@ async def _matching_ids(session: AsyncSession, owner_id: int, query: str, limit:
         statement, search = _SQLITE_MATCHES, fts5_query(owner_id, terms)
     else:
         statement, search = _POSTGRES_MATCHES, tsquery(owner_id, terms)
-    parameters = {"query": search, "limit": limit, "owner": owner_id}
+    parameters = {"query": search, "limit": limit, "owner": owner_id, "skip": skip or 0}
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 
 
@@ -71,21 +78,17 @@ class ConversationSearch:
     ) -> list[TurnHit]:
         """Return the owner's turns matching the words, newest first, with an excerpt each.
 
-        The conversation in progress can be left out: its turns are in the model's context.
+        The conversation in progress can be left out, but for the turns folded into its
+        summary: the others are in the model's context.
         """
         terms = query_terms(query)
         async with self._sessionmaker() as session:
-            ids = await _matching_ids(session, owner_id, query, limit + SKIPPABLE)
+            ids = await _matching_ids(session, owner_id, query, limit, skip_conversation)
             rows = await session.execute(
                 select(Turn.id, Turn.role, Turn.content, Turn.created_at)
                 .join(Conversation, Conversation.id == Turn.conversation_id)
-                .where(
-                    Turn.id.in_(ids),
-                    Conversation.owner_id == owner_id,
-                    Conversation.id.is_distinct_from(skip_conversation),
-                )
+                .where(Turn.id.in_(ids), Conversation.owner_id == owner_id)
                 .order_by(Turn.id.desc())
-                .limit(limit)
             )
             return [
                 TurnHit(

@@ -42,8 +42,8 @@ SEARCH_MEMORY_DESCRIPTION = (
 )
 SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
-    'lease in March?"). Returns up to 10 messages, newest first, with date and speaker. Use '
-    "words likely to appear in them."
+    'lease in March?"), and earlier in this one where only its summary is left. Returns up to '
+    "10 messages, newest first, with date and speaker. Use words likely to appear in them."
 )
 
 
