@@ -24,7 +24,7 @@ from bot.agent.account import check_account
 from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
-from bot.agent.file_cache import FileCache
+from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
@@ -157,6 +157,17 @@ def build_services(
     )
 
 
+async def remove_crash_leftovers(settings: Settings) -> None:
+    """Delete the half-written files a crash left in the file cache, and say how many."""
+    try:
+        count, size = await asyncio.to_thread(remove_stale_partials, settings.file_cache_dir)
+    except OSError as error:  # a cache it cannot clean only costs disk space
+        logger.warning("could not clean the file cache %s: %s", settings.file_cache_dir, error)
+        return
+    if count:
+        logger.info("removed %d partial file(s), %d bytes, left in the file cache", count, size)
+
+
 async def post_init(application: BotApplication) -> None:
     """Get ready to answer once Telegram has answered getMe; raise AccountError for a bad key."""
     data = application.bot_data
@@ -165,6 +176,7 @@ async def post_init(application: BotApplication) -> None:
     await check_account(data.services.anthropic, settings.anthropic_model)
     # Building the tokenizer takes a third of a second; the first message should not wait.
     encoding()
+    await remove_crash_leftovers(settings)
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
     data.recovery = asyncio.create_task(answer_unanswered(application))

@@ -10,11 +10,32 @@ import logging
 import os
 import re
 import secrets
+import time
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
 _NAME = re.compile(r"[0-9a-f]{64}")
+# A file being written, before it is renamed to its hash (see _write).
+_PARTIAL = re.compile(r"\.[0-9a-f]{64}\.[0-9a-f]{8}")
+# A partial file older than this was left by a crash: no write takes this long.
+PARTIAL_STALE_SECONDS = 600
+
+
+def remove_stale_partials(folder: Path) -> tuple[int, int]:
+    """Delete the partial files a crash left in folder; return how many, and their bytes."""
+    if not Path(folder).is_dir():
+        return 0, 0
+    count = size = 0
+    cutoff = time.time() - PARTIAL_STALE_SECONDS
+    for entry in os.scandir(folder):
+        if not _PARTIAL.fullmatch(entry.name):
+            continue
+        stat = entry.stat()
+        if stat.st_mtime < cutoff:
+            Path(entry.path).unlink(missing_ok=True)
+            count, size = count + 1, size + stat.st_size
+    return count, size
 
 
 class FileCache:
@@ -70,10 +91,16 @@ class FileCache:
         self._evict(keep=path)
 
     def _evict(self, keep: Path) -> None:
-        """Drop the least recently used files, never keep, until all fit within max_bytes."""
+        """Drop the least recently used files, never keep, until all fit within max_bytes.
+
+        Partial files count toward the bound too; those a crash left are deleted first.
+        """
+        remove_stale_partials(self.folder)
         total, entries = keep.stat().st_size, []
         for entry in os.scandir(self.folder):
-            if _NAME.fullmatch(entry.name) and entry.path != str(keep):
+            if _PARTIAL.fullmatch(entry.name):
+                total += entry.stat().st_size  # being written now: counted, not dropped
+            elif _NAME.fullmatch(entry.name) and entry.path != str(keep):
                 stat = entry.stat()
                 entries.append((stat.st_mtime, stat.st_size, entry.path))
         total += sum(size for _, size, _ in entries)
@@ -84,7 +111,11 @@ class FileCache:
             total -= size
 
     def total_bytes(self) -> int:
-        """Return how many bytes the cached files take now."""
+        """Return how many bytes the cached files take now, partial ones included."""
         if not self.folder.is_dir():
             return 0
-        return sum(e.stat().st_size for e in os.scandir(self.folder) if _NAME.fullmatch(e.name))
+        return sum(
+            e.stat().st_size
+            for e in os.scandir(self.folder)
+            if _NAME.fullmatch(e.name) or _PARTIAL.fullmatch(e.name)
+        )
