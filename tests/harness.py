@@ -132,16 +132,12 @@ class BotHarness:
         """Wait until every queued update has been fetched and fully handled."""
         app = self.running_app
         async with asyncio.timeout(timeout):
-            quiet = 0
-            while quiet < 3:
-                busy = (
-                    self.tg.updates
-                    or not app.update_queue.empty()
-                    # Queued behind its chat's turn, an update holds no slot yet: count it too.
-                    or lanes(app).unfinished
-                )
-                quiet = 0 if busy else quiet + 1
-                await asyncio.sleep(0.01)
+            # PTB puts fetched updates in its queue before it confirms them with the next poll.
+            await self.tg.wait_for_fetch(timeout)
+            # It marks each one done when its handler returned (after waiting for its chat).
+            await app.update_queue.join()
+            # And turns that no update started (an album's, a reminder's) end too.
+            await lanes(app).wait_idle()
 
     async def say(self, chat_id: int, text: str, **kwargs: Any) -> list[str]:
         """Send a message as a user and return the texts the bot answered with."""

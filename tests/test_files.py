@@ -12,7 +12,6 @@ import stat
 import pytest
 
 from bot.conversations.file_refs import PDF_PAGE_TOKENS
-from bot.telegram.albums import ALBUM_QUIET_SECONDS
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
 from tests.files_support import (
@@ -166,6 +165,17 @@ async def test_the_model_may_save_what_it_reads_in_an_image(harness):
     assert model.images(0) == model.images(1)
 
 
+def album_timers() -> list[asyncio.Task]:
+    """Return the albums' quiet timers still waiting or answering."""
+    return [t for t in asyncio.all_tasks() if t.get_name().startswith("album") and not t.done()]
+
+
+async def albums_settled(harness) -> None:
+    """Wait until every album timer fired (or was dropped) and what it started was handled."""
+    await asyncio.gather(*album_timers(), return_exceptions=True)
+    await harness.idle()
+
+
 async def test_an_album_is_answered_once_with_all_its_images(harness):
     tg, model = harness.tg, harness.model
     model.script(text("The second one is cheapest."))
@@ -179,7 +189,7 @@ async def test_an_album_is_answered_once_with_all_its_images(harness):
     assert len(model.requests) == 1 and model.image_data() == photos
     assert [m["role"] for m in model.last_request["messages"]] == ["user"]
     assert "Which is cheapest?" in model.last_user_text()
-    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.2)
+    await albums_settled(harness)
     assert len(tg.sent) == 1 and len(model.requests) == 1  # no second answer
 
 
@@ -202,8 +212,7 @@ async def test_a_message_right_after_an_album_answers_it_together(harness):
     push_album_photo(tg, OWNER, sample_png(21, 20), "album-2")
     tg.push_message(OWNER, "Are these the same?")
     await tg.wait_for_messages(OWNER, 1)
-    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.3)
-    await harness.idle()
+    await albums_settled(harness)
     assert len(model.requests) == 1 and len(model.images()) == 2
     assert len(tg.sent) == 1
 
@@ -216,12 +225,11 @@ async def test_an_album_cut_off_by_a_restart_is_answered_after_it(harness, caplo
     await harness.idle()
     assert len(tg.downloads) == 2 and model.requests == []  # stored, still collecting
     await harness.restart()
-    pending = [t for t in asyncio.all_tasks() if t.get_name().startswith("album")]
-    assert pending == []  # the stopped bot left no timer behind
+    assert album_timers() == []  # the stopped bot left no timer behind
     [reply] = await tg.wait_for_messages(OWNER, 1)
     assert reply["result"]["text"] == "OK"
     assert len(model.requests) == 1 and len(model.images()) == 2
-    await asyncio.sleep(ALBUM_QUIET_SECONDS + 0.3)  # the stopped bot's timer never fires
+    await albums_settled(harness)
     assert len(tg.sent) == 1 and not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 

@@ -93,6 +93,8 @@ async def post(tg, url: str, update: dict, secret: str | None = None) -> int:
             try:
                 return await tg.post_update_to(url, update, secret_token=secret)
             except aiohttp.ClientConnectionError:
+                # PTB calls setWebhook before its server listens, and nothing outside the bot's
+                # process tells when it does: retry the connection until it is accepted.
                 await asyncio.sleep(0.05)
 
 

@@ -32,6 +32,8 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._locks: dict[int, asyncio.Lock] = {}
         self._holders: dict[int, int] = {}
         self._running: set[asyncio.Task] = set()
+        self._idle = asyncio.Event()  # set while nothing is queued or running
+        self._idle.set()
 
     async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
         self, update: object, coroutine: Awaitable[Any]
@@ -54,6 +56,10 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
     def unfinished(self) -> int:
         """Return how many updates and turns are queued or running."""
         return len(self._running)
+
+    async def wait_idle(self) -> None:
+        """Wait until no update or turn is queued or running."""
+        await self._idle.wait()
 
     @property
     def active_chats(self) -> int:
@@ -93,10 +99,13 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         task = asyncio.current_task()
         if task is not None:
             self._running.add(task)
+            self._idle.clear()
         try:
             return await coroutine
         finally:
             self._running.discard(task)
+            if not self._running:
+                self._idle.set()
 
     async def drain(self, grace_seconds: float) -> None:
         """Wait up to grace_seconds for running and queued turns; cancel the rest."""

@@ -408,6 +408,11 @@ class FakeTelegram(UserSide):
             )
         return matching()
 
+    async def wait_for_fetch(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+        """Wait until the bot confirmed every queued update (its next getUpdates' offset)."""
+        if not await self._wait_until(lambda: not self.updates, timeout):
+            raise AssertionError(f"updates not fetched within {timeout}s: {self.updates}")
+
     async def post_update_to(
         self, url: str, update: dict[str, Any], secret_token: str | None = None
     ) -> int:

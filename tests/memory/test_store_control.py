@@ -1,9 +1,10 @@
 """The store's memory-control methods on a real database: restore, clear, export, on/off, undo."""
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 
 from memory.categories import Category
 from memory.items import (
@@ -17,7 +18,7 @@ from memory.items import (
     UndoRefusal,
     UpdateMemory,
 )
-from memory.models import MemoryChangeRecord
+from memory.models import Memory, MemoryChangeRecord
 from memory.tools import MEMORY_TOOLS, ToolContext, run_tool
 
 ALICE, BOB = 111, 222
@@ -45,11 +46,17 @@ async def test_find_sees_deleted_memories_of_the_owner_only(store):
         await store.find(BOB, item.id)
 
 
-async def test_list_deleted_is_newest_first_and_limited(store):
+async def test_list_deleted_is_newest_first_and_limited(store, sessionmaker):
     items = [await store.add(ALICE, f"The user fact {n}", Category.CONTEXT) for n in range(4)]
     for item in items[:3]:
         await store.delete(ALICE, item.id)
-        await asyncio.sleep(0.002)  # distinct deletion times
+    # Deleted a minute apart, in this order (the store reads the wall clock; set it here).
+    async with sessionmaker.begin() as session:
+        for minute, item in enumerate(items[:3]):
+            deleted_at = datetime(2025, 1, 1, 12, minute, tzinfo=UTC)
+            await session.execute(
+                update(Memory).where(Memory.id == item.id).values(deleted_at=deleted_at)
+            )
     listed = await store.list_deleted(ALICE, 2)
     assert [m.id for m in listed] == [items[2].id, items[1].id]
     assert await store.list_deleted(BOB, 10) == []

@@ -1,6 +1,5 @@
 """Figure 12: reminders: lateness to sendMessage, the due query at 10,000, model calls."""
 
-import asyncio
 import functools
 import time
 from datetime import datetime, timedelta
@@ -82,6 +81,7 @@ async def lateness(config: Config, workdir: Path, backend: str) -> tuple[list[fl
             store = bot.services.reminders.store
             chats = [OWNER + n for n in range(config.reminder_fires)]
             calls, sent_before = len(model.requests), len(tg.sends)
+            before_in_chats = sum(len(tg.sends_to(chat)) for chat in chats)
             due_at, start = {}, utcnow() + timedelta(seconds=2)
             for n, chat in enumerate(chats):
                 await store.set_zone(chat, ZONE)
@@ -90,9 +90,7 @@ async def lateness(config: Config, workdir: Path, backend: str) -> tuple[list[fl
                                    check_in=False, limit=50)  # fmt: skip
             bot.services.reminders.alarm.set()
             wall = time.time() - time.perf_counter()  # perf_counter readings as Unix time
-            async with asyncio.timeout(30):
-                while len(tg.sends) - sent_before < len(chats):  # noqa: ASYNC110
-                    await asyncio.sleep(0.01)
+            await tg.wait_for_sends(chats, before_in_chats + len(chats), timeout=30)
             late = [
                 arrived + wall - due_at[chat].timestamp()
                 for chat, arrived in tg.sends[sent_before:]

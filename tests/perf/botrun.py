@@ -9,7 +9,7 @@ from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
-from telegram.ext import Application, ApplicationBuilder, BaseUpdateProcessor, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from bot.app import (
     MAX_CONCURRENT_UPDATES,
@@ -53,13 +53,6 @@ def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -
     return application
 
 
-def unfinished(processor: BaseUpdateProcessor) -> int:
-    """Return the updates queued or running; ours also counts those waiting for their chat."""
-    if isinstance(processor, PerChatUpdateProcessor):
-        return processor.unfinished
-    return processor.current_concurrent_updates
-
-
 class PerfBot(BotHarness):
     """BotHarness that can run an Application variant and wait for quiet precisely."""
 
@@ -93,12 +86,13 @@ class PerfBot(BotHarness):
         )
 
     async def settle(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
-        """Wait until no update is queued or being handled; poll every millisecond."""
+        """Wait until no update is queued or being handled."""
         app = self.running_app
         async with asyncio.timeout(timeout):
-            # PTB offers no event for "all handlers done"; a 1 ms poll adds at most 1 ms.
-            while not app.update_queue.empty() or unfinished(app.update_processor):  # noqa: ASYNC110
-                await asyncio.sleep(0.001)
+            # PTB marks each queued update done when its handler returned.
+            await app.update_queue.join()
+            if isinstance(app.update_processor, PerChatUpdateProcessor):
+                await app.update_processor.wait_idle()  # turns no update started, too
 
     async def exchange(self, chat_id: int, text: str, timeout: float = 30.0) -> int:  # noqa: ASYNC109
         """Send one message, wait for the bot's reply and for quiet; return the update id."""

@@ -43,7 +43,7 @@ async def test_a_flood_across_many_chats_leaves_no_state_behind():
     processor = PerChatUpdateProcessor(4)
 
     async def handle() -> None:
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the scenario: a handler that gives way once
 
     floods = [processor.process_update(update_in(chat, chat), handle()) for chat in range(1, 1001)]
     await asyncio.gather(*floods)
@@ -58,10 +58,25 @@ async def test_drain_cancels_what_outlives_the_grace_period_and_closes_what_neve
         asyncio.create_task(processor.process_update(update_in(1, n), coroutine))
         for n, coroutine in enumerate(coroutines)
     ]
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one step of the loop: the tasks start and queue for chat 1
     assert processor.unfinished == 3 and processor.active_chats == 1
     await processor.drain(0.05)
     assert all(task.cancelled() for task in tasks)
     # Closed, so none of them warns "coroutine was never awaited" when collected.
     assert all(coroutine.cr_frame is None for coroutine in coroutines)
     assert processor.unfinished == 0 and processor.active_chats == 0
+
+
+async def test_wait_idle_returns_once_every_update_and_turn_has_ended():
+    processor = PerChatUpdateProcessor(2)
+    await processor.wait_idle()  # nothing queued: at once
+    gate = asyncio.Event()
+    update = asyncio.create_task(processor.process_update(update_in(1, 1), gate.wait()))
+    turn = asyncio.create_task(processor.run_exclusive(2, gate.wait()))
+    await asyncio.sleep(0)  # one step of the loop: both start
+    idle = asyncio.create_task(processor.wait_idle())
+    await asyncio.sleep(0)
+    assert processor.unfinished == 2 and not idle.done()
+    gate.set()
+    await asyncio.wait_for(idle, timeout=5)
+    assert update.done() and turn.done() and processor.unfinished == 0
