@@ -3,6 +3,8 @@
 The rule a user can predict: pinned memories first, then the most recently saved or
 changed, as many as fit in the budget; the rest are archived, one search away. Those in the
 block are listed by category, then by creation, so the same memories give the same bytes.
+That rule lives here alone: both orders (as SQL for the queries, and the display order in
+Python), how many lines fit the budget, and the rendering; the queries only run it.
 """
 
 import functools
@@ -13,6 +15,7 @@ from typing import Protocol
 
 from memory.categories import Category
 from memory.items import MemoryItem
+from memory.models import Memory
 from memory.tokens import count_tokens
 
 BLOCK_HEADER = (
@@ -33,6 +36,12 @@ _HEADINGS_ROOM = "\n\n".join(f"### {category.heading}" for category in Category)
 _LARGEST_COUNT = 10**9
 # The fewest tokens a memory's line can take: the shortest line is still this long.
 MIN_LINE_TOKENS = 8
+
+
+# The block rule, in SQL. Choice: pinned first, then the most recently saved or changed.
+CHOICE_ORDER = (Memory.pinned.desc(), Memory.changed_at.desc(), Memory.id.desc())
+# Display: by category, then by creation; block_order is the same order in Python.
+DISPLAY_ORDER = (Memory.category, Memory.created_at, Memory.id)
 
 
 def block_order(item: MemoryItem) -> tuple:
@@ -108,3 +117,14 @@ def choose(candidates: Iterable[Candidate], budget: int) -> list[str]:
 def candidates_needed(budget: int) -> int:
     """Return how many candidates can possibly fit, so a query reads no more than that."""
     return lines_budget(budget) // MIN_LINE_TOKENS + 1
+
+
+def fitted_block(chosen: list[MemoryItem], active: int, budget: int) -> str:
+    """Render the chosen memories, dropping the last chosen while the block is over budget."""
+    chosen = list(chosen)
+    while True:
+        block = render_memory_block(chosen, archived=active - len(chosen))
+        # Stored counts make this a formality; the budget holds even if they were off.
+        if not chosen or count_tokens(block) <= budget:
+            return block
+        chosen.pop()

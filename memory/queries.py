@@ -6,7 +6,7 @@ from sqlalchemy import Row, Select, bindparam, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from memory.block import candidates_needed, choose
+from memory.block import DISPLAY_ORDER
 from memory.categories import Category
 from memory.items import MemoryItem, MemoryNotFound, MemoryVersionItem
 from memory.models import Memory, MemoryVersion
@@ -100,7 +100,7 @@ def _active_memories_statement() -> Select:
     return (
         with_current_version(*ITEM_COLUMNS)
         .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
-        .order_by(Memory.category, Memory.created_at, Memory.id)
+        .order_by(*DISPLAY_ORDER)
     )
 
 
@@ -178,33 +178,6 @@ async def lock_memory(session: AsyncSession, owner_id: int, memory_id: str) -> N
     )
 
 
-@functools.cache
-def _candidates_statement() -> Select:
-    """Select the owner's active memories in the block rule's order: pinned, then newest."""
-    return (
-        select(Memory.id, Memory.tokens)
-        .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
-        # deleted_at is NULL in every row, but Postgres only reads the index backwards
-        # (instead of sorting all the owner's memories) when the order names it too.
-        .order_by(
-            Memory.deleted_at.desc(),
-            Memory.pinned.desc(),
-            Memory.changed_at.desc(),
-            Memory.id.desc(),
-        )
-        .limit(bindparam("limit"))
-    )
-
-
-async def block_ids(session: AsyncSession, owner_id: int, budget: int) -> list[str]:
-    """Return the ids of the owner's memories the block holds, by the block rule."""
-    connection = await session.connection()
-    rows = await connection.execute(
-        _candidates_statement(), {"owner": owner_id, "limit": candidates_needed(budget)}
-    )
-    return choose(rows.all(), budget)
-
-
 async def load_items(
     session: AsyncSession, owner_id: int, memory_ids: list[str]
 ) -> list[MemoryItem]:
@@ -214,7 +187,7 @@ async def load_items(
     query = (
         with_current_version(*ITEM_COLUMNS)
         .where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))
-        .order_by(Memory.category, Memory.created_at, Memory.id)
+        .order_by(*DISPLAY_ORDER)
     )
     return [item_from_row(row) for row in await session.execute(query)]
 

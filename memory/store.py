@@ -28,7 +28,6 @@ from memory.items import (
 from memory.models import Memory, MemoryVersion, utcnow
 from memory.queries import (
     ITEM_COLUMNS,
-    block_ids,
     count_active,
     item_from_row,
     item_of,
@@ -41,7 +40,7 @@ from memory.queries import (
 )
 from memory.retry import KeyTaken, retry_lost_races
 from memory.search_index import search_ids, unindex
-from memory.stored_block import memory_change, owner_block
+from memory.stored_block import block_ids, memory_change, owner_block
 from memory.undo import record_change
 from memory.writes import bring_back, make
 

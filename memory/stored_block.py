@@ -12,17 +12,14 @@ from sqlalchemy import Delete, Insert, Select, bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from memory.block import render_memory_block
-from memory.items import MemoryItem
-from memory.models import StoredMemoryBlock, utcnow
+from memory.block import CHOICE_ORDER, candidates_needed, choose, fitted_block
+from memory.models import Memory, StoredMemoryBlock, utcnow
 from memory.queries import (
-    block_ids,
     count_active,
     load_items,
     lock_owner_memories,
     share_owner_memories,
 )
-from memory.tokens import count_tokens
 
 # A memory line starts so, and its id follows: how the block says which memories it holds.
 LINE_START = "- [id:"
@@ -49,15 +46,26 @@ def _drop_statement() -> Delete:
     return delete(StoredMemoryBlock).where(StoredMemoryBlock.owner_id == bindparam("owner"))
 
 
-def fitted_block(chosen: list[MemoryItem], active: int, budget: int) -> str:
-    """Render the chosen memories, dropping the last chosen while the block is over budget."""
-    chosen = list(chosen)
-    while True:
-        block = render_memory_block(chosen, archived=active - len(chosen))
-        # Stored counts make this a formality; the budget holds even if they were off.
-        if not chosen or count_tokens(block) <= budget:
-            return block
-        chosen.pop()
+@functools.cache
+def _candidates_statement() -> Select:
+    """Select the owner's active memories, with their lines' tokens, in the choice order."""
+    return (
+        select(Memory.id, Memory.tokens)
+        .where(Memory.owner_id == bindparam("owner"), Memory.deleted_at.is_(None))
+        # deleted_at is NULL in every row, but Postgres only reads the index backwards
+        # (instead of sorting all the owner's memories) when the order names it too.
+        .order_by(Memory.deleted_at.desc(), *CHOICE_ORDER)
+        .limit(bindparam("limit"))
+    )
+
+
+async def block_ids(session: AsyncSession, owner_id: int, budget: int) -> list[str]:
+    """Return the ids of the owner's memories the block holds, by the block rule."""
+    connection = await session.connection()
+    rows = await connection.execute(
+        _candidates_statement(), {"owner": owner_id, "limit": candidates_needed(budget)}
+    )
+    return choose(rows.all(), budget)
 
 
 def ids_in(block: str) -> list[str]:
