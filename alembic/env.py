@@ -2,7 +2,6 @@
 
 import asyncio
 import logging.config
-import os
 
 from sqlalchemy.engine import Connection
 
@@ -10,22 +9,20 @@ import bot.conversations.models
 import bot.reminders.models  # noqa: F401
 from alembic import context
 from bot.migrations import check_foreign_keys, migration_lock, require_foreign_keys_off
+from bot.settings import configured_database_url
 from memory.db import create_engine
 from memory.models import Base, is_search_object
-
-DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 
 config = context.config
 target_metadata = Base.metadata
 
 
 def database_url() -> str:
-    """Return the URL to migrate: the caller's, else DATABASE_URL, else the laptop default."""
-    return (
-        config.attributes.get("database_url")
-        or os.environ.get("DATABASE_URL")
-        or DEFAULT_DATABASE_URL
-    )
+    """Return the URL to migrate: the caller's, else DATABASE_URL as the bot reads it.
+
+    That is the environment, then .env in the current directory, then ./data/bot.db.
+    """
+    return config.attributes.get("database_url") or configured_database_url()
 
 
 def do_run_migrations(connection: Connection) -> None:

@@ -152,6 +152,22 @@ class Settings(BaseSettings):
         return ZoneInfo(self.timezone)
 
 
+class DatabaseSetting(BaseSettings):
+    """DATABASE_URL alone, read as Settings reads it: the environment, then .env, else the default.
+
+    For `alembic upgrade head`, which needs no token or key to migrate.
+    """
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+
+
+def configured_database_url() -> str:
+    """Return the DATABASE_URL the bot would use, from the environment or .env."""
+    return DatabaseSetting().database_url
+
+
 class SettingsError(Exception):
     """Start-up settings are missing or malformed; the message names each one."""
 
