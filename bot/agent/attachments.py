@@ -16,7 +16,8 @@ from typing import Protocol
 
 from bot.agent import media
 from bot.agent.file_cache import FileCache
-from bot.conversations.file_refs import DOCUMENT, IMAGE, FileRef, file_refs
+from bot.conversations.blocks import FileKind
+from bot.conversations.file_refs import FileRef, file_refs
 from bot.conversations.snapshot import StoredTurn
 
 logger = logging.getLogger(__name__)
@@ -127,7 +128,9 @@ def inspect(file: IncomingFile, data: bytes) -> FileRef:
                 f"{shown(file.name)} has {pages} pages; I can read PDFs of at most "
                 f"{MAX_PDF_PAGES} pages."
             )
-        return FileRef(DOCUMENT, actual, file.name, file.file_id, digest, len(data), pages=pages)
+        return FileRef(
+            FileKind.DOCUMENT, actual, file.name, file.file_id, digest, len(data), pages=pages
+        )
     if len(data) > MAX_IMAGE_BYTES:
         raise FileRefused(image_too_big(file.name, len(data)))
     size = media.image_size(data, actual)
@@ -137,7 +140,9 @@ def inspect(file: IncomingFile, data: bytes) -> FileRef:
             f"{shown(file.name)} is {width} by {height} pixels; I can read images of at most "
             f"{MAX_IMAGE_SIDE} pixels a side. Send it as a photo (Telegram makes it smaller)."
         )
-    return FileRef(IMAGE, actual, file.name, file.file_id, digest, len(data), width, height)
+    return FileRef(
+        FileKind.IMAGE, actual, file.name, file.file_id, digest, len(data), width, height
+    )
 
 
 def base64_length(size: int) -> int:
@@ -154,14 +159,14 @@ class FileBudget:
     def fits(self, ref: FileRef) -> bool:
         """Tell whether the file would still fit the request's limits."""
         return (
-            self.images + (ref.kind == IMAGE) <= MAX_REQUEST_IMAGES
+            self.images + (ref.kind == FileKind.IMAGE) <= MAX_REQUEST_IMAGES
             and self.pages + _pages(ref) <= MAX_PDF_PAGES
             and self.base64 + base64_length(ref.size) <= MAX_REQUEST_FILE_BASE64
         )
 
     def count(self, ref: FileRef) -> None:
         """Count the file in."""
-        self.images += ref.kind == IMAGE
+        self.images += ref.kind == FileKind.IMAGE
         self.pages += _pages(ref)
         self.base64 += base64_length(ref.size)
 
@@ -185,7 +190,7 @@ def _sha256(data: bytes) -> str:
 
 def _pages(ref: FileRef) -> int:
     """Return the PDF pages a file adds to a request (none for an image)."""
-    return 0 if ref.kind == IMAGE else ref.pages or 1
+    return 0 if ref.kind == FileKind.IMAGE else ref.pages or 1
 
 
 class Files:

@@ -8,7 +8,8 @@ compaction carries the previous summary's list over before adding its own.
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+
+from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
 
 from bot.conversations.snapshot import StoredTurn
 from memory.block import quoted
@@ -21,17 +22,17 @@ LEDGER_HEADING = (
 )
 
 
-def _result_text(block: dict[str, Any]) -> str:
+def _result_text(block: ToolResultBlockParam) -> str:
     """Return a tool_result's content as text."""
     content = block.get("content", "")
     if isinstance(content, str):
         return content
-    return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "\n".join(part["text"] for part in content if part["type"] == "text")
 
 
-def _change_line(call: dict[str, Any], result: str) -> str | None:
+def _change_line(call: ToolUseBlockParam, result: str) -> str | None:
     """Return the list's line for one successful write, or None for anything else."""
-    name, arguments = call.get("name"), call.get("input") or {}
+    name, arguments = call["name"], call["input"]
     content = str(arguments.get("content", ""))
     if name == "add_to_memory" and (match := SAVED_RESULT.match(result)):
         subject = arguments.get("subject")
@@ -48,14 +49,15 @@ def memory_changes(turns: Sequence[StoredTurn]) -> list[str]:
     """Return a line per memory saved, updated or forgotten in the turns, in order."""
     blocks = [block for turn in turns for block in turn.content]
     results = {
-        block.get("tool_use_id"): block
+        block["tool_use_id"]: block
         for block in blocks
-        if block.get("type") == "tool_result" and not block.get("is_error")
+        if block["type"] == "tool_result" and not block.get("is_error")
     }
     lines = []
     for block in blocks:
-        result = results.get(block.get("id")) if block.get("type") == "tool_use" else None
-        if result is not None and (line := _change_line(block, _result_text(result))):
+        if block["type"] != "tool_use" or (result := results.get(block["id"])) is None:
+            continue
+        if line := _change_line(block, _result_text(result)):
             lines.append(line)
     return lines
 

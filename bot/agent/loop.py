@@ -6,7 +6,7 @@ from datetime import UTC, tzinfo
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic, BadRequestError
-from anthropic.types import Message
+from anthropic.types import Message, ToolResultBlockParam
 
 from bot.agent.attachments import Files
 from bot.agent.request import build_request
@@ -30,6 +30,7 @@ from bot.agent.unreadable import (
     unreadable_note,
     without_file,
 )
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
@@ -90,13 +91,13 @@ class TurnFailed(Exception):
         self.changes = changes
 
 
-def stored_content(message: Message) -> list[dict[str, Any]]:
+def stored_content(message: Message) -> Content:
     """Return the assistant content blocks to store and send back, without empty text."""
-    blocks: list[dict[str, Any]] = []
+    blocks: Content = []
     for block in message.content:
         if block.type == "text":
             if block.text:
-                blocks.append({"type": "text", "text": block.text})
+                blocks.append(text_block(block.text))
         elif block.type == "tool_use":
             # The API only accepts object inputs when the history is sent back.
             tool_input = block.input if isinstance(block.input, dict) else {}
@@ -104,7 +105,8 @@ def stored_content(message: Message) -> list[dict[str, Any]]:
                 {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
             )
         else:
-            blocks.append(block.model_dump(mode="json", exclude_none=True))
+            # Only text and tool calls come back: requests turn on no thinking, no server tools.
+            logger.warning("left out a response block of type %s", block.type)
     return blocks
 
 
@@ -184,7 +186,7 @@ class Agent:
         if left_out := len(new_files - files.keys()):
             # Sent with the newest message, never stored: the next request decides anew.
             note = left_out_note_for_model(left_out, len(new_files))
-            state.turns.append(StoredTurn(0, "user", [{"type": "text", "text": note}]))
+            state.turns.append(StoredTurn(0, "user", [text_block(note)]))
             state.notes.append(left_out_note_for_user(left_out, len(new_files)))
         try:
             return await self._rounds(state)
@@ -262,8 +264,7 @@ class Agent:
             state.turns = [replaced if t.id == turn.id else t for t in state.turns]
         note = too_long_note(refs, reason) if too_long else unreadable_note(refs, reason)
         if had_new_files and not unanswered_with_files(state.turns):
-            text = [{"type": "text", "text": note}]
-            await self._conversations.append(state.conversation, "assistant", text)
+            await self._conversations.append(state.conversation, "assistant", [text_block(note)])
             return state.finished(note)
         state.notes.append(note)
         return None
@@ -273,7 +274,7 @@ class Agent:
         conversation: ConversationState,
         message: Message,
         changes: list[MemoryChange | MemoryFull],
-    ) -> list[dict[str, Any]]:
+    ) -> Content:
         """Run the tool calls of a message; return their results, collecting what changed."""
         ctx = ToolContext(
             self._store,
@@ -284,7 +285,7 @@ class Agent:
             zone=self._config.zone,
             conversations=self._past,
         )
-        results = []
+        results: Content = []
         for block in message.content:
             if block.type != "tool_use":
                 continue
@@ -292,7 +293,7 @@ class Agent:
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal) is not None:
                 changes.append(change)
-            result: dict[str, Any] = {
+            result: ToolResultBlockParam = {
                 "type": "tool_result",
                 "tool_use_id": block.id,
                 "content": outcome.content,

@@ -11,8 +11,9 @@ from typing import Any
 from anthropic import BadRequestError
 
 from bot.agent.attachments import shown
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.content import is_tool_result
-from bot.conversations.file_refs import FileRef, file_ref, file_refs, is_file_block
+from bot.conversations.file_refs import FileRef, file_ref, file_refs
 from bot.conversations.snapshot import StoredTurn
 
 # A refusal about a file, in the API's wordings ("Could not process image", "... PDF pages").
@@ -104,11 +105,11 @@ def to_leave_out(
     return [(turn, ref) for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
 
 
-def without_file(content: list[dict[str, Any]], sha256: str, why: str) -> list[dict[str, Any]]:
+def without_file(content: Content, sha256: str, why: str) -> Content:
     """Return a turn's content with the file of this hash replaced by a note saying why."""
     return [
-        {"type": "text", "text": f"{file_ref(b).label[:-1]}; {why}]"}
-        if is_file_block(b) and b.get("sha256") == sha256
+        text_block(f"{file_ref(b).label[:-1]}; {why}]")
+        if b["type"] == "file" and b["sha256"] == sha256
         else b
         for b in content
     ]

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from bot.agent.attachments import IncomingFile
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import MessageRef
 from memory.text import clean_text
@@ -78,7 +79,7 @@ def _quote_lines(quote: Quote) -> str:
 
 def user_turn_content(
     message: IncomingMessage, now: datetime, files: Sequence[FileRef] = ()
-) -> list[dict]:
+) -> Content:
     """Return the content blocks of a user's message: its files, then its text.
 
     The text block starts with the time context. Files come first, as Anthropic advises
@@ -93,4 +94,4 @@ def user_turn_content(
         lines += [_quoted(text)] if text else []
     elif text or not files:
         lines.append(text)
-    return [*(ref.block() for ref in files), {"type": "text", "text": "\n".join(lines)}]
+    return [*(ref.block() for ref in files), text_block("\n".join(lines))]

@@ -8,12 +8,11 @@ it into the API's image or document block from the file's bytes.
 """
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-FILE_BLOCK = "file"
-IMAGE = "image"
-DOCUMENT = "document"
+from bot.conversations.blocks import Block, FileBlock, FileKind
+
 # Anthropic's vision docs: an image is scaled down until its long edge is at most 1568 px
 # and it costs at most about 1,600 tokens; then it costs width * height / 750 tokens.
 IMAGE_MAX_LONG_EDGE = 1568
@@ -27,7 +26,7 @@ PDF_PAGE_TOKENS = 1500 + IMAGE_MAX_TOKENS
 class FileRef:
     """A file a user sent: what it is, where to fetch it, and the hash its bytes must have."""
 
-    kind: str  # IMAGE or DOCUMENT (a PDF)
+    kind: FileKind
     media_type: str
     name: str
     file_id: str  # the source's id to fetch it by (a Telegram file id)
@@ -37,10 +36,22 @@ class FileRef:
     height: int | None = None
     pages: int | None = None
 
-    def block(self) -> dict[str, Any]:
+    def block(self) -> FileBlock:
         """Return the reference as a content block to store in a turn."""
-        fields = {k: v for k, v in asdict(self).items() if v is not None}
-        return {"type": FILE_BLOCK, **fields}
+        block = FileBlock(
+            type="file",
+            kind=self.kind.value,
+            media_type=self.media_type,
+            name=self.name,
+            file_id=self.file_id,
+            sha256=self.sha256,
+            size=self.size,
+        )
+        if self.width is not None and self.height is not None:
+            block["width"], block["height"] = self.width, self.height
+        if self.pages is not None:
+            block["pages"] = self.pages
+        return block
 
     @property
     def label(self) -> str:
@@ -50,7 +61,7 @@ class FileRef:
     @property
     def tokens(self) -> int:
         """Estimate the input tokens the file costs the model, by Anthropic's rules."""
-        if self.kind == DOCUMENT:
+        if self.kind == FileKind.DOCUMENT:
             return (self.pages or 1) * PDF_PAGE_TOKENS
         if self.width is None or self.height is None:
             return IMAGE_MAX_TOKENS
@@ -67,17 +78,21 @@ def image_tokens(width: int, height: int) -> int:
     return max(1, math.ceil(int(width * scale) * int(height * scale) / 750))
 
 
-def is_file_block(block: dict[str, Any]) -> bool:
-    """Tell whether a content block is a file reference."""
-    return block.get("type") == FILE_BLOCK
-
-
-def file_ref(block: dict[str, Any]) -> FileRef:
+def file_ref(block: FileBlock) -> FileRef:
     """Read a stored file reference block back."""
-    names = FileRef.__dataclass_fields__
-    return FileRef(**{k: v for k, v in block.items() if k in names})
+    return FileRef(
+        FileKind(block["kind"]),
+        block["media_type"],
+        block["name"],
+        block["file_id"],
+        block["sha256"],
+        block["size"],
+        block.get("width"),
+        block.get("height"),
+        block.get("pages"),
+    )
 
 
-def file_refs(content: list[dict[str, Any]]) -> list[FileRef]:
+def file_refs(content: Iterable[Block]) -> list[FileRef]:
     """Return the file references in a turn's content, in order."""
-    return [file_ref(block) for block in content if is_file_block(block)]
+    return [file_ref(block) for block in content if block["type"] == "file"]

@@ -1,11 +1,11 @@
 """ORM models of conversations and their turns."""
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from bot.conversations.blocks import Content
 from memory.models import Base, UTCDateTime, utcnow
 
 
@@ -42,8 +42,8 @@ class Turn(Base):
     conversation_id: Mapped[int] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), nullable=False
     )
-    role: Mapped[str] = mapped_column(String(16), nullable=False)
-    content: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)  # a Role
+    content: Mapped[Content] = mapped_column(JSON, nullable=False)
     # Counted once when stored, so budget checks never re-tokenize the history.
     tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     # The Telegram update a user's message came in, for the record: update ids can repeat.

@@ -1,7 +1,8 @@
 """A conversation as the agent answers it: its state, its stored turns, its memory switch."""
 
 from dataclasses import dataclass
-from typing import Any
+
+from bot.conversations.blocks import Content, Role
 
 
 class DuplicateUpdate(Exception):
@@ -56,8 +57,8 @@ class StoredTurn:
     """One stored message of a conversation."""
 
     id: int
-    role: str
-    content: list[dict[str, Any]]
+    role: Role
+    content: Content
     tokens: int = 0
 
 

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations import statements
+from bot.conversations.blocks import Content, Role, text_block
 from bot.conversations.content import content_tokens, search_text
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.snapshot import (
@@ -51,8 +52,8 @@ async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list
 async def _insert_turn(
     connection: AsyncConnection,
     conversation: ConversationState,
-    role: str,
-    content: list[dict[str, Any]],
+    role: Role,
+    content: Content,
     tokens: int,
     ref: MessageRef,
     now: datetime,
@@ -102,7 +103,7 @@ class ConversationStore:
         self,
         place: ChatThread,
         owner_id: int,
-        content: list[dict[str, Any]],
+        content: Content,
         ref: MessageRef = NO_REF,
     ) -> Snapshot:
         """Store a message in the topic's open conversation, or a new one if none or idle.
@@ -142,8 +143,9 @@ class ConversationStore:
             snapshot = await self._continue(connection, place, owner_id, now)
             if snapshot is None:
                 snapshot = await self._start(session, place, owner_id, now)
-            for role, words in (("user", note), ("assistant", text)):
-                content = [{"type": "text", "text": words}]
+            said: tuple[tuple[Role, str], ...] = (("user", note), ("assistant", text))
+            for role, words in said:
+                content: Content = [text_block(words)]
                 turn = await _insert_turn(
                     connection, snapshot.conversation, role, content, content_tokens(content),
                     NO_REF, now,
@@ -215,7 +217,7 @@ class ConversationStore:
             return affected(result) > 0
 
     async def append(
-        self, conversation: ConversationState, role: str, content: list[dict[str, Any]]
+        self, conversation: ConversationState, role: Role, content: Content
     ) -> StoredTurn:
         """Store one turn of the model's side of the exchange and return it."""
         tokens = content_tokens(content)
@@ -230,7 +232,7 @@ class ConversationStore:
                 self._clock(),
             )
 
-    async def replace_content(self, turn_id: int, content: list[dict[str, Any]]) -> StoredTurn:
+    async def replace_content(self, turn_id: int, content: Content) -> StoredTurn:
         """Rewrite a stored turn's content (a file the API refused becomes a note)."""
         tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from telegram import Update
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from bot.conversations.blocks import text_block
 from bot.conversations.snapshot import ChatThread
 from bot.reminders.due import Delivery
 from bot.reminders.models import FireOutcome
@@ -99,7 +100,7 @@ class TelegramOutlet:
             note = f"[A check-in the user scheduled (reminder {reminder.id}) fires now.]"
             snapshot = await services.conversations.store_user_message(
                 place, reminder.owner_id,
-                [{"type": "text", "text": f"{note}\n{reminder.text}"}],
+                [text_block(f"{note}\n{reminder.text}")],
             )  # fmt: skip
             call = partial(services.chat.answer, snapshot)
             await deliver_answer(

@@ -25,10 +25,9 @@ from bot.agent.file_cache import FileCache
 from bot.agent.request import build_request
 from bot.agent.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from bot.agent.user_turn import IncomingMessage, user_turn_content
+from bot.conversations.blocks import FileKind
 from bot.conversations.content import block_text, content_tokens
 from bot.conversations.file_refs import (
-    DOCUMENT,
-    IMAGE,
     IMAGE_MAX_TOKENS,
     PDF_PAGE_TOKENS,
     FileRef,
@@ -44,11 +43,13 @@ DATA = Path(__file__).parent.parent / "data"
 
 
 def image_ref(n: int, side: int = 100) -> FileRef:
-    return FileRef(IMAGE, media.PNG, f"p{n}.png", f"id{n}", f"{n:064x}", 10, side, side)
+    return FileRef(FileKind.IMAGE, media.PNG, f"p{n}.png", f"id{n}", f"{n:064x}", 10, side, side)
 
 
 def pdf_ref(n: int, pages: int) -> FileRef:
-    return FileRef(DOCUMENT, media.PDF, f"d{n}.pdf", f"id{n}", f"{n:064x}", 10, pages=pages)
+    return FileRef(
+        FileKind.DOCUMENT, media.PDF, f"d{n}.pdf", f"id{n}", f"{n:064x}", 10, pages=pages
+    )
 
 
 def user_with(*refs: FileRef, words: str = "look") -> tuple[str, list[dict]]:
@@ -116,9 +117,10 @@ def test_a_page_count_of_thousands_of_digits_is_refused_as_too_many_pages():
 def test_inspect_trusts_the_bytes_over_the_name():
     jpeg = sample_jpeg(800, 600)
     ref = inspect(IncomingFile("f1", "x.png", media.PNG, len(jpeg)), jpeg)
-    assert (ref.kind, ref.media_type, ref.width, ref.height) == (IMAGE, media.JPEG, 800, 600)
+    image = (FileKind.IMAGE, media.JPEG, 800, 600)
+    assert (ref.kind, ref.media_type, ref.width, ref.height) == image
     pdf = inspect(IncomingFile("f2", "a.jpg", media.JPEG), sample_pdf(3))
-    assert (pdf.kind, pdf.pages, pdf.name) == (DOCUMENT, 3, "a.jpg")
+    assert (pdf.kind, pdf.pages, pdf.name) == (FileKind.DOCUMENT, 3, "a.jpg")
     # A header we cannot read is left to the API, at the highest token estimate.
     odd = inspect(IncomingFile("f3", "odd.jpg"), b"\xff\xd8\xff\x00")
     assert odd.width is None and odd.tokens == IMAGE_MAX_TOKENS

@@ -1,0 +1,47 @@
+"""The content of a stored turn, as types: the API's own blocks, and references to files.
+
+A turn stores what the Messages API takes back (text, tool calls, tool results), in the
+SDK's param types, plus FileBlock, a reference that request assembly turns into the
+file's image or document block. Code tells them apart by their "type" key, which the
+types below make a checked tag.
+"""
+
+from enum import StrEnum
+from typing import Literal, NotRequired, TypedDict
+
+from anthropic.types import TextBlockParam, ToolResultBlockParam, ToolUseBlockParam
+
+Role = Literal["user", "assistant"]
+
+
+class FileKind(StrEnum):
+    """What a file is to the model: an image, or a document (a PDF). Stored as its value."""
+
+    IMAGE = "image"
+    DOCUMENT = "document"
+
+
+class FileBlock(TypedDict):
+    """A file reference as a turn's content stores it (file_refs shows one)."""
+
+    type: Literal["file"]
+    kind: str  # a FileKind's value
+    media_type: str
+    name: str
+    file_id: str
+    sha256: str
+    size: int
+    width: NotRequired[int]
+    height: NotRequired[int]
+    pages: NotRequired[int]
+
+
+# One block of a stored turn.
+Block = TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | FileBlock
+# A stored turn's content: its blocks in order.
+Content = list[Block]
+
+
+def text_block(text: str) -> TextBlockParam:
+    """Return a text block."""
+    return {"type": "text", "text": text}
