@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.conversations.blocks import Content
 from bot.conversations.models import Turn
 from tests.harness import OWNER
 
@@ -43,7 +44,7 @@ def calls_to(tg, method: str) -> list[dict[str, Any]]:
     return [params for name, params in tg.calls if name.lower() == method.lower()]
 
 
-async def stored_contents(engine: AsyncEngine) -> list[list[dict[str, Any]]]:
+async def stored_contents(engine: AsyncEngine) -> list[Content]:
     """Return every stored turn's content, oldest first."""
     async with engine.connect() as connection:
         rows = await connection.execute(select(Turn.content).order_by(Turn.id))

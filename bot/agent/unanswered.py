@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.conversations.content import is_tool_result
-from bot.conversations.file_refs import FileRef, file_ref, file_refs, is_file_block
+from bot.conversations.file_refs import FileRef, file_ref, file_refs
 from bot.conversations.snapshot import StoredTurn
 
 
@@ -50,7 +50,7 @@ def only_files(turns: Sequence[StoredTurn], admitted: set[str]) -> list[StoredTu
             content=[
                 block
                 for block in turn.content
-                if not is_file_block(block) or file_ref(block).sha256 in admitted
+                if block["type"] != "file" or file_ref(block).sha256 in admitted
             ],
         )
         for turn in turns

@@ -25,7 +25,7 @@ from bot.agent.file_cache import FileCache
 from bot.agent.request import build_request
 from bot.agent.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from bot.agent.user_turn import IncomingMessage, user_turn_content
-from bot.conversations.blocks import FileKind
+from bot.conversations.blocks import Content, FileKind, Role, text_block
 from bot.conversations.content import block_text, content_tokens
 from bot.conversations.file_refs import (
     IMAGE_MAX_TOKENS,
@@ -52,8 +52,8 @@ def pdf_ref(n: int, pages: int) -> FileRef:
     )
 
 
-def user_with(*refs: FileRef, words: str = "look") -> tuple[str, list[dict]]:
-    return ("user", [*(ref.block() for ref in refs), {"type": "text", "text": words}])
+def user_with(*refs: FileRef, words: str = "look") -> tuple[Role, Content]:
+    return ("user", [*(ref.block() for ref in refs), text_block(words)])
 
 
 def request(turns, files, tools=None):

@@ -7,9 +7,11 @@ from typing import Any, cast
 
 import httpx2
 from anthropic import APIStatusError
+from anthropic.types import ToolResultBlockParam
 
 from bot.agent.compaction import Compactor
 from bot.agent.ledger import LEDGER_HEADING, join_summary, memory_changes, split_summary
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from memory.categories import Category
 from memory.items import ChangeKind, MemoryChange, MemoryItem
@@ -30,19 +32,25 @@ def said(i: int, text: str) -> StoredTurn:
 
 
 def calls(i: int, *uses: tuple[str, dict]) -> StoredTurn:
-    blocks = [
+    blocks: Content = [
         {"type": "tool_use", "id": f"toolu_{i}_{n}", "name": name, "input": arguments}
         for n, (name, arguments) in enumerate(uses)
     ]
-    return StoredTurn(i, "assistant", [{"type": "text", "text": "One moment."}, *blocks], 50)
+    return StoredTurn(i, "assistant", [text_block("One moment."), *blocks], 50)
 
 
 def results(i: int, *answers: str | tuple[str, bool]) -> StoredTurn:
-    blocks = []
+    blocks: Content = []
     for n, answer in enumerate(answers):
         content, error = answer if isinstance(answer, tuple) else (answer, False)
-        block = {"type": "tool_result", "tool_use_id": f"toolu_{i - 1}_{n}", "content": content}
-        blocks.append(block | ({"is_error": True} if error else {}))
+        block: ToolResultBlockParam = {
+            "type": "tool_result",
+            "tool_use_id": f"toolu_{i - 1}_{n}",
+            "content": content,
+        }
+        if error:
+            block["is_error"] = True
+        blocks.append(block)
     return StoredTurn(i, "user", blocks, 50)
 
 

@@ -10,6 +10,7 @@ NOW = datetime(2026, 11, 22, 15, 30, tzinfo=UTC).astimezone(ZoneInfo("Europe/Ber
 
 def turn_text(message: IncomingMessage) -> str:
     [block] = user_turn_content(message, NOW)
+    assert block["type"] == "text"
     return block["text"]
 
 

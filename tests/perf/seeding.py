@@ -6,6 +6,7 @@ from datetime import timedelta
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.conversations.blocks import Content, Role, text_block
 from bot.conversations.content import search_text
 from bot.conversations.models import Conversation, Turn
 from memory.block import line_tokens
@@ -81,10 +82,10 @@ async def seed_memories(url: str, owner_id: int, count: int, seed: int = 7) -> N
 
 def _turn(conversation_id: int, owner_id: int, i: int) -> dict:
     """Return the i-th stored turn of a plausible chat: the user's, then the model's."""
-    role = "user" if i % 2 == 0 else "assistant"
+    role: Role = "user" if i % 2 == 0 else "assistant"
     words = user_message(i // 2) if role == "user" else model_reply(i // 2)
     said = f"[Monday, 06 January 2025, 09:00 UTC]\n{words}" if role == "user" else words
-    content = [{"type": "text", "text": said}]
+    content: Content = [text_block(said)]
     return {
         "conversation_id": conversation_id,
         "role": role,
