@@ -115,12 +115,22 @@ def tsquery(owner_id: int, terms: list[tuple[str, ...]]) -> str:
     return " | ".join(parts)
 
 
+def _starts(flat: str, terms: list[tuple[str, ...]]) -> list[int]:
+    """Return where the terms occur in text on one line, folded (none if folding moves it)."""
+    folded = fold(flat)
+    starts = [folded.find("".join(t) if len(t) > 1 else t[0]) for t in terms]
+    return [s for s in starts if s >= 0 and len(folded) == len(flat)]
+
+
+def excerpt_found(text: str, terms: list[tuple[str, ...]]) -> bool:
+    """Tell whether any term occurs in the text as excerpt would find it."""
+    return bool(_starts(" ".join(text.split()), terms))
+
+
 def excerpt(text: str, terms: list[tuple[str, ...]], width: int = 160) -> str:
     """Return the part of text around the first term found in it, on one line."""
     flat = " ".join(text.split())
-    folded = fold(flat)
-    starts = [folded.find("".join(t) if len(t) > 1 else t[0]) for t in terms]
-    found = [s for s in starts if s >= 0 and len(folded) == len(flat)]
+    found = _starts(flat, terms)
     start = max(0, min(found) - width // 3) if found else 0
     piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")

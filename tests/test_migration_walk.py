@@ -147,6 +147,14 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
     "0008": {},
     # 0009 indexes every memory and turn again (search_text is compared by no walk).
     "0009": {},
+    "0010": {
+        "conversation_turns": [
+            {"id": 7, "conversation_id": 3, "role": "user", "content": TEXT,
+             "created_at": LATER, "tokens": 9, "update_id": 9003,
+             "message_key": "-1001:56:1763900000", "sender_id": 222, "search_text": None,
+             "owner_id": -1001, "said_by": {"speaker": "Bob"}},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -1,6 +1,7 @@
 """The chat service: store the user's message, then let the agent answer it."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -8,7 +9,7 @@ from bot.agent.attachments import FileRefused, Files
 from bot.agent.compaction import Compactor
 from bot.agent.loop import Agent, Answer
 from bot.agent.stream import Progress
-from bot.agent.user_turn import IncomingMessage, user_turn_content
+from bot.agent.user_turn import IncomingMessage, said_by, user_turn_content
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow
@@ -60,8 +61,9 @@ class ChatService:
         """
         refs = [await self._files.prepare(file) for file in message.files]
         now = self._clock().astimezone(self._zone)
+        ref = replace(message.ref, said_by=said_by(message))
         return await self._conversations.store_user_message(
-            place, owner_id, user_turn_content(message, now, refs), message.ref
+            place, owner_id, user_turn_content(message, now, refs), ref
         )
 
     async def answer(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:

@@ -7,6 +7,7 @@ from datetime import datetime, tzinfo
 from bot.agent.attachments import IncomingFile
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
+from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import MessageRef
 from memory.text import clean_text
 
@@ -68,13 +69,35 @@ def _forward_note(forwarded: Forwarded, zone: tzinfo | None) -> str:
     return f"[Forwarded by the user: originally from {origin}{when}. Not the user's own words.]"
 
 
+def _quote_text(quote: Quote) -> str:
+    """Return the replied-to text as the turn quotes it: cleaned, clipped."""
+    return _clip(clean_text(quote.text), QUOTE_CLIP)
+
+
 def _quote_lines(quote: Quote) -> str:
     """Give the replied-to text as a quote, with whose it was."""
     if quote.from_assistant:
         whose = "your earlier message"
     else:
         whose = f"a message from {clean_text(quote.author)}" if quote.author else "a message"
-    return f"[In reply to {whose}:]\n{_quoted(_clip(clean_text(quote.text), QUOTE_CLIP))}"
+    return f"[In reply to {whose}:]\n{_quoted(_quote_text(quote))}"
+
+
+def _has_quote(message: IncomingMessage) -> bool:
+    """Tell whether the turn quotes the message it replies to."""
+    return message.quote is not None and bool(message.quote.text.strip())
+
+
+def said_by(message: IncomingMessage) -> SaidBy:
+    """Return whose words the message's turn holds, in step with user_turn_content."""
+    quote = message.quote if _has_quote(message) else None
+    return SaidBy(
+        speaker=clean_text(message.sender_name) if message.sender_name else None,
+        forwarded_from=clean_text(message.forwarded.origin) if message.forwarded else None,
+        reply_to=None if quote is None else clean_text(quote.author or ""),
+        reply_to_bot=quote is not None and quote.from_assistant,
+        quote_lines=0 if quote is None else _quote_text(quote).count("\n") + 1,
+    )
 
 
 def user_turn_content(
@@ -86,7 +109,7 @@ def user_turn_content(
     for images and documents, and are stored as references, never as their bytes.
     """
     lines = [time_context(now, message.sender_name)]
-    if message.quote is not None and message.quote.text.strip():
+    if message.quote is not None and _has_quote(message):
         lines.append(_quote_lines(message.quote))
     text = clean_text(message.text)
     if message.forwarded is not None:

@@ -56,6 +56,9 @@ class Turn(Base):
     # What search_conversations finds the turn by: its folded words, each marked with its
     # owner (memory.search_terms); NULL for turns without words (tool calls and results).
     search_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Whose words a user's turn holds beyond the user's (bot.conversations.said_by), so a
+    # search result names them; NULL for the user's own words and the bot's.
+    said_by: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # The conversation's owner, again: lets Postgres read one owner's turns newest first.
     owner_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

@@ -10,12 +10,13 @@ turns can crowd an owner's out, and once more on the turns found.
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, text
+from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
-from memory.search_terms import excerpt, fts5_query, query_terms, tsquery
+from bot.conversations.said_by import SaidBy, split_words, who_said
+from memory.search_terms import excerpt, excerpt_found, fts5_query, query_terms, tsquery
 
 # The turns of the conversation in progress the model still has are left out in SQL, before
 # the limit: those after its fold (all of them before its first fold, as NULL compares
@@ -50,6 +51,27 @@ class TurnHit:
     role: str
     said_at: datetime
     excerpt: str
+    # Whose words they are, as a result line says it: "the user said", "Bob" said...
+    who: str = "the user said"
+    # Around the match in the message the turn quotes, when only that part matched.
+    quote_excerpt: str | None = None
+
+
+def _hit(row: Row, terms: list[tuple[str, ...]]) -> TurnHit:
+    """Build a hit from a turn's row: whose words, and the words around the match."""
+    said_by = SaidBy.of_stored(row.said_by)
+    words = turn_words(row.role, row.content)
+    own, quote = split_words(words, said_by) if row.role == "user" else (words, "")
+    in_own, in_quote = (excerpt(part, terms) for part in (own, quote))
+    quote_matched = bool(quote) and excerpt_found(quote, terms) and not excerpt_found(own, terms)
+    return TurnHit(
+        turn_id=row.id,
+        role=row.role,
+        said_at=row.created_at,
+        excerpt=in_own,
+        who=who_said(row.role, said_by),
+        quote_excerpt=in_quote if quote_matched else None,
+    )
 
 
 async def _matching_ids(
@@ -85,17 +107,9 @@ class ConversationSearch:
         async with self._sessionmaker() as session:
             ids = await _matching_ids(session, owner_id, query, limit, skip_conversation)
             rows = await session.execute(
-                select(Turn.id, Turn.role, Turn.content, Turn.created_at)
+                select(Turn.id, Turn.role, Turn.content, Turn.created_at, Turn.said_by)
                 .join(Conversation, Conversation.id == Turn.conversation_id)
                 .where(Turn.id.in_(ids), Conversation.owner_id == owner_id)
                 .order_by(Turn.id.desc())
             )
-            return [
-                TurnHit(
-                    turn_id=row.id,
-                    role=row.role,
-                    said_at=row.created_at,
-                    excerpt=excerpt(turn_words(row.role, row.content), terms),
-                )
-                for row in rows
-            ]
+            return [_hit(row, terms) for row in rows]

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 from bot.conversations.blocks import Content, Role
 
+from bot.conversations.said_by import SaidBy
+
 
 class DuplicateUpdate(Exception):
     """This Telegram message was stored before: it is being or has been answered."""
@@ -25,6 +27,8 @@ class MessageRef:
     message_key: str | None = None
     update_id: int | None = None
     sender_id: int | None = None
+    # Whose words it holds (a group member's, a forward's author's), for search results.
+    said_by: SaidBy | None = None
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ async def _insert_turn(
         "update_id": ref.update_id,
         "message_key": ref.message_key,
         "sender_id": ref.sender_id,
+        "said_by": ref.said_by.stored() if ref.said_by else None,
         "created_at": now,
     }
     turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()

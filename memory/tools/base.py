@@ -20,7 +20,8 @@ logger = logging.getLogger(__name__)
 
 
 class FoundTurn(Protocol):
-    """A past message search_conversations found: who said it, when, and its words."""
+    """A past message search_conversations found: whose words ("you said", "Bob" said,
+    a forward's author's), when, and the words around the match (in a quote it replies to)."""
 
     # Read-only, so frozen dataclasses (bot/conversations' TurnHit) satisfy it.
     @property
@@ -29,6 +30,10 @@ class FoundTurn(Protocol):
     def said_at(self) -> datetime: ...
     @property
     def excerpt(self) -> str: ...
+    @property
+    def who(self) -> str: ...
+    @property
+    def quote_excerpt(self) -> str | None: ...
 
 
 class PastConversations(Protocol):

@@ -129,6 +129,6 @@ def found_turns(query: str, hits: Sequence, zone: tzinfo) -> str:
     lines = [f"{len(hits)} earlier messages match {quoted(query)}, newest first:"]
     for hit in hits:
         when = hit.said_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-        who = "the user" if hit.role == "user" else "you"
-        lines.append(f"- {when}, {who} said: {quoted(hit.excerpt)}")
+        quote = f" (quoting it: {quoted(hit.quote_excerpt)})" if hit.quote_excerpt else ""
+        lines.append(f"- {when}, {hit.who}{quote}: {quoted(hit.excerpt)}")
     return "\n".join(lines)

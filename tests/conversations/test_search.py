@@ -1,12 +1,16 @@
 """search_conversations: which turns it finds, and how it says who said them."""
 
+import re
 from datetime import timedelta
 
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
+from memory.db import create_sessionmaker
+from tests.fakes.anthropic_server import text, tool_use
+from tests.harness import FRIEND, OWNER
 
-OWNER = 111
+GROUP = -4002
 
 
 def said(text: str) -> list[dict]:
@@ -32,3 +36,51 @@ async def test_the_conversation_in_progress_is_searched_where_folded_into_its_su
     assert [hit.excerpt for hit in hits] == ["The lease ends in March", "Old lease talk"]
     everything = await ConversationSearch(sessionmaker).search(OWNER, "lease", 30)
     assert len(everything) == 27
+
+
+def tool_result(harness) -> str:
+    """Return the text of the last tool result the model was sent."""
+    [result] = [
+        block for block in harness.model.requests[-1]["messages"][-1]["content"]
+        if block.get("type") == "tool_result"
+    ]  # fmt: skip
+    return result["content"]
+
+
+async def test_a_forwarded_strangers_words_are_never_the_users_in_results(harness):
+    harness.model.default = text("I see.")
+    origin = {"type": "hidden_user", "sender_user_name": "Mallory", "date": 1763000000}
+    long = "words " * 60 + "and the lease ends in March"  # the marker is far before the match
+    harness.tg.push_message(OWNER, long, forward_origin=origin)
+    await harness.idle()
+    await harness.say(OWNER, "/new")
+    harness.model.script(tool_use("search_conversations", {"query": "lease"}), text("March."))
+    await harness.say(OWNER, "what about the lease?")
+    found = tool_result(harness).splitlines()[1]
+    assert re.fullmatch(
+        r"- \S+ \S+, \"Mallory\"'s words, forwarded by the user: \"….*the lease ends in March\"",
+        found,
+    ), found
+
+
+async def test_in_a_group_each_members_words_keep_their_name_and_quotes_their_author(harness):
+    harness.model.default = text("ok")
+    bot = "@memory_test_bot"
+    await harness.say(GROUP, f"{bot} the lease of the office ends", user_id=FRIEND,
+                      chat_type="group", first_name="Bob")  # fmt: skip
+    carol = harness.tg.push_message(GROUP, "I think the rent is too high", user_id=OWNER,
+                                    chat_type="group", first_name="Carol")  # fmt: skip
+    replied = carol["message"]["message_id"]
+    await harness.say(GROUP, f"{bot} agreed", user_id=FRIEND, chat_type="group",
+                      first_name="Bob", reply_to_message=replied)  # fmt: skip
+    await harness.say(GROUP, "/new", user_id=FRIEND, chat_type="group", first_name="Bob")
+    past = ConversationSearch(create_sessionmaker(harness.services.engine))
+    [rent] = await past.search(GROUP, "rent", 10)
+    assert rent.who == '"Bob" said, replying to "Carol"\'s message'
+    assert rent.quote_excerpt == "I think the rent is too high"
+    assert rent.excerpt.endswith("agreed") and "rent" not in rent.excerpt
+    [lease] = await past.search(GROUP, "lease", 10)
+    assert (lease.who, lease.quote_excerpt) == ('"Bob" said', None)
+    assert lease.excerpt.endswith("the lease of the office ends")
+    [_, answer] = await past.search(GROUP, "ok", 10)
+    assert answer.who == "you said"
