@@ -1,11 +1,20 @@
 """Files the bot does not read get a clear line, are not downloaded when that can be known,
 and never leave a history the API would refuse."""
 
+import base64
+
 import pytest
 
 from tests.fakes.anthropic_server import error, text
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
-from tests.files_support import MB, calls_to, push_document_fields, stored_contents, user_texts
+from tests.files_support import (
+    MB,
+    calls_to,
+    push_album_photo,
+    push_document_fields,
+    stored_contents,
+    user_texts,
+)
 from tests.harness import OWNER
 
 
@@ -180,3 +189,35 @@ async def test_a_caption_with_only_a_mention_in_a_group_is_answered(harness):
     assert len(model.requests) == 1 and len(model.images()) == 1
     assert "; from Ann]" in model.last_user_text().splitlines()[0]
     assert len(harness.tg.downloads) == 1  # the photo not meant for the bot was not fetched
+
+
+async def test_one_photo_the_api_refuses_leaves_the_rest_of_its_album_answered(harness):
+    tg, model = harness.tg, harness.model
+    photos = [sample_png(40 + i, 30) for i in range(3)]
+
+    def refuse_the_second(request):
+        """Refuse the second photo as the API does: its block's field path, then the reason."""
+        for i, message in enumerate(request["messages"]):
+            for j, block in enumerate(message["content"]):
+                data = block.get("source", {}).get("data")
+                if block["type"] == "image" and base64.b64decode(data) == photos[1]:
+                    where = f"messages.{i}.content.{j}.image.source.base64.data"
+                    return error(400, "invalid_request_error", f"{where}: Could not process image")
+        return text("not refused?")
+
+    model.script(refuse_the_second, text("Two receipts: 12.00 and 30.00."))
+    push_album_photo(tg, OWNER, photos[0], "album-r", caption="add these up")
+    for photo in photos[1:]:
+        push_album_photo(tg, OWNER, photo, "album-r")
+    [reply] = await tg.wait_for_messages(OWNER, 1)
+    await harness.idle()
+    assert reply["result"]["text"] == (
+        "Two receipts: 12.00 and 30.00.\n\nThe model couldn't read photo.jpg, number 2 of the 3 "
+        "files you sent (Could not process image), so I've left it out of our conversation. "
+        "A screenshot or another format may work."
+    )
+    assert len(model.requests) == 2 and model.image_data() == [photos[0], photos[2]]
+    assert "[image: photo.jpg; the model could not read it]" in user_texts(model.last_request)
+    # The rest stay in the conversation; the refused one never comes back.
+    await harness.say(OWNER, "and the total?")
+    assert model.image_data() == [photos[0], photos[2]] and model.invalid == []

@@ -24,10 +24,10 @@ from bot.agent.unreadable import (
     api_reason,
     conversation_too_long_note,
     is_prompt_too_long,
+    left_out_note,
+    new_file_refs,
     to_leave_out,
-    too_long_note,
     unanswered_with_files,
-    unreadable_note,
     without_file,
 )
 from bot.conversations.blocks import Content, text_block
@@ -254,7 +254,7 @@ class Agent:
         too_long, reason = is_prompt_too_long(error), api_reason(error)
         refs = [ref for _, ref in chosen]
         logger.warning("leaving out %d file(s) the API refused: %s", len(refs), reason)
-        had_new_files = bool(unanswered_with_files(state.turns))
+        new_files = new_file_refs(state.turns)
         for turn, ref in chosen:
             current = next(t for t in state.turns if t.id == turn.id)
             content = without_file(
@@ -262,8 +262,8 @@ class Agent:
             )
             replaced = await self._conversations.replace_content(turn.id, content)
             state.turns = [replaced if t.id == turn.id else t for t in state.turns]
-        note = too_long_note(refs, reason) if too_long else unreadable_note(refs, reason)
-        if had_new_files and not unanswered_with_files(state.turns):
+        note = left_out_note(error, refs, new_files)
+        if new_files and not unanswered_with_files(state.turns):
             await self._conversations.append(state.conversation, "assistant", [text_block(note)])
             return state.finished(note)
         state.notes.append(note)

@@ -11,7 +11,7 @@ from typing import Any
 from anthropic import BadRequestError
 
 from bot.agent.attachments import shown
-from bot.conversations.blocks import Content, text_block
+from bot.conversations.blocks import Content, FileKind, text_block
 from bot.conversations.content import is_tool_result
 from bot.conversations.file_refs import FileRef, file_ref, file_refs
 from bot.conversations.snapshot import StoredTurn
@@ -20,6 +20,8 @@ from bot.conversations.snapshot import StoredTurn
 MEDIA_ERROR = re.compile(r"image|pdf|document|media|base64", re.IGNORECASE)
 # The API's field path in front of a message ("messages.0.content.1.image.source: ...").
 _FIELD_PATH = re.compile(r"^[\w.]+: ")
+# Which kind of file a refusal without a field path speaks of.
+_KIND_SAID = re.compile(r"image|pdf|document", re.IGNORECASE)
 # The block a field path names: which message, which block of its content.
 _BLOCK_PATH = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.")
 # The API's words when the request is over the model's context window (400, invalid request).
@@ -94,7 +96,8 @@ def to_leave_out(
     """Return the files to leave out for the error, or [] if it is about no file.
 
     Too long: the newest file. A refusal naming a file's block: that file (the rest of an
-    album stays). Another refusal about media: every file of the newest unanswered turns.
+    album stays). Another refusal about media: the newest unanswered turns' files of the
+    kind it names (images, or PDFs), else all of them.
     """
     if is_prompt_too_long(error):
         return sent_files(turns, files)[-1:]
@@ -102,7 +105,11 @@ def to_leave_out(
         return []
     if (sha := named_file(error, request, files)) is not None:
         return [(turn, ref) for turn, ref in sent_files(turns, files) if ref.sha256 == sha]
-    return [(turn, ref) for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
+    new = [(turn, ref) for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
+    # Unnamed: the new files of the kind the refusal speaks of ("Could not process PDF").
+    kind = _KIND_SAID.search(api_reason(error))
+    said = FileKind.IMAGE if kind and kind.group(0).lower() == "image" else FileKind.DOCUMENT
+    return [(turn, ref) for turn, ref in new if kind and ref.kind == said] or new
 
 
 def without_file(content: Content, sha256: str, why: str) -> Content:
@@ -115,29 +122,53 @@ def without_file(content: Content, sha256: str, why: str) -> Content:
     ]
 
 
-def _names(refs: Sequence[FileRef]) -> tuple[str, str]:
+def new_file_refs(turns: Sequence[StoredTurn]) -> list[FileRef]:
+    """Return the files of the user's newest unanswered turns, in the order sent."""
+    return [ref for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
+
+
+def described(ref: FileRef, sent: Sequence[FileRef]) -> str:
+    """Name a file for a reply; by its place among those sent when others share its name.
+
+    Photos have no names of their own: in an album every one is "photo.jpg".
+    """
+    same_name = [other for other in sent if other.name == ref.name]
+    if len(same_name) < 2:
+        return shown(ref.name)
+    place = next(i for i, other in enumerate(sent, 1) if other.sha256 == ref.sha256)
+    return f"{shown(ref.name)}, number {place} of the {len(sent)} files you sent"
+
+
+def _names(refs: Sequence[FileRef], sent: Sequence[FileRef]) -> tuple[str, str]:
     """Return the files' names for a reply, and "it" or "them"."""
-    names = ", ".join(dict.fromkeys(shown(ref.name) for ref in refs))
+    names = ", ".join(dict.fromkeys(described(ref, sent) for ref in refs))
     return names, "it" if len(refs) == 1 else "them"
 
 
-def unreadable_note(refs: Sequence[FileRef], reason: str) -> str:
+def unreadable_note(refs: Sequence[FileRef], reason: str, sent: Sequence[FileRef] = ()) -> str:
     """Tell the user the model could not read their files, and that they were left out."""
-    names, them = _names(refs)
+    names, them = _names(refs, sent)
     return (
         f"The model couldn't read {names} ({reason}), so I've left {them} out of our "
         "conversation. A screenshot or another format may work."
     )
 
 
-def too_long_note(refs: Sequence[FileRef], reason: str) -> str:
+def too_long_note(refs: Sequence[FileRef], reason: str, sent: Sequence[FileRef] = ()) -> str:
     """Tell the user their files made the conversation too long, and that they were left out."""
-    names, them = _names(refs)
+    names, them = _names(refs, sent)
     return (
         f"With {names} our conversation is too long for the model ({reason}), so I've left "
         f"{them} out. A shorter file may fit, or /new starts an empty conversation (your "
         "memories stay)."
     )
+
+
+def left_out_note(error: BadRequestError, refs: Sequence[FileRef], sent: Sequence[FileRef]) -> str:
+    """Tell the user which files were left out for the error, and why."""
+    if is_prompt_too_long(error):
+        return too_long_note(refs, api_reason(error), sent)
+    return unreadable_note(refs, api_reason(error), sent)
 
 
 def conversation_too_long_note(reason: str) -> str:

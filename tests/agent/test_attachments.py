@@ -312,3 +312,15 @@ def test_a_prompt_too_long_leaves_out_the_newest_file_sent():
     error = bad_request("prompt is too long: 210000 tokens > 200000 maximum")
     assert is_prompt_too_long(error) and not is_prompt_too_long(bad_request("too long"))
     assert [ref.name for _, ref in to_leave_out(turns, error, {}, files)] == ["d1.pdf"]
+
+
+def test_a_refusal_without_a_field_path_leaves_out_the_new_files_of_its_kind():
+    photo, pdf = image_ref(1), pdf_ref(2, 3)
+    turns = [
+        StoredTurn(1, "user", [photo.block(), {"type": "text", "text": "a"}]),
+        StoredTurn(2, "user", [pdf.block(), {"type": "text", "text": "b"}]),
+    ]
+    pdfs = to_leave_out(turns, bad_request("Could not process PDF"), {}, {})
+    assert [ref.name for _, ref in pdfs] == ["d2.pdf"]
+    both = to_leave_out(turns, bad_request("invalid base64 data"), {}, {})
+    assert [ref.name for _, ref in both] == ["p1.png", "d2.pdf"]
