@@ -1,6 +1,7 @@
 """ORM models of conversations and their turns."""
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column

@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 from bot.conversations.blocks import Content, Role
-
 from bot.conversations.said_by import SaidBy
 
 

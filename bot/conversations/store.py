@@ -59,14 +59,13 @@ async def _insert_turn(
     now: datetime,
 ) -> StoredTurn:
     """Insert one turn with its token count and search text, and return it."""
-    words = search_text(role, content, conversation.owner_id)
     values = {
         "conversation_id": conversation.id,
         "role": role,
         "content": content,
         "tokens": tokens,
         # The index keeps itself in step (a trigger, or a generated column).
-        "search_text": words,
+        "search_text": search_text(role, content, conversation.owner_id),
         "owner_id": conversation.owner_id,
         "update_id": ref.update_id,
         "message_key": ref.message_key,
