@@ -3,13 +3,13 @@
 import anthropic
 import pytest
 
-from memory.tokens import count_tokens
 from tests.fakes.anthropic_server import (
     CACHE_MIN_TOKENS,
     FakeAnthropic,
     PromptCache,
     prompt_blocks,
 )
+from tests.fakes.claude_tokens import text_tokens
 
 MARK = {"type": "ephemeral"}
 LONG = "The user keeps a long list of facts worth remembering. " * 150  # > 1024 tokens
@@ -56,8 +56,8 @@ def test_blocks_come_in_cache_order_and_count_text_tokens():
     tool = {"name": "t", "description": "d", "input_schema": {"type": "object"}}
     blocks = prompt_blocks(request([user("hello there", cached=True)], tools=[tool]))
     assert [b.key.split(",")[0] for b in blocks] == ['["tools"', '["system"', '[["messages"']
-    assert blocks[1].tokens == count_tokens(LONG)
-    assert blocks[2].tokens == count_tokens("hello there")
+    assert blocks[1].tokens == text_tokens(LONG)
+    assert blocks[2].tokens == text_tokens("hello there")
     assert [b.ttl for b in blocks] == [None, "5m", "5m"]
 
 
@@ -65,12 +65,12 @@ def test_first_request_writes_the_marked_prefix_and_a_repeat_reads_it():
     cache = PromptCache()
     body = request([user("hi")])
     first = cache.account(body)
-    system = count_tokens(LONG)
+    system = text_tokens(LONG)
     assert (first.cache_creation_input_tokens, first.cache_read_input_tokens) == (system, 0)
-    assert first.input_tokens == count_tokens("hi")
+    assert first.input_tokens == text_tokens("hi")
     second = cache.account(body)
     assert (second.cache_creation_input_tokens, second.cache_read_input_tokens) == (0, system)
-    assert second.input_tokens == count_tokens("hi")
+    assert second.input_tokens == text_tokens("hi")
     assert second.ephemeral_5m_input_tokens == 0 and first.ephemeral_5m_input_tokens == system
 
 
@@ -80,11 +80,11 @@ def test_a_moving_breakpoint_reads_the_previous_turn_and_writes_only_the_new_par
     turn2 = [user("first question"), assistant("first answer"), user("second", cached=True)]
     one = cache.account(request(turn1))
     two = cache.account(request(turn2))
-    assert one.cache_creation_input_tokens == count_tokens(LONG) + count_tokens("first question")
+    assert one.cache_creation_input_tokens == text_tokens(LONG) + text_tokens("first question")
     assert two.cache_read_input_tokens == one.cache_creation_input_tokens
-    assert two.cache_creation_input_tokens == count_tokens("first answer") + count_tokens("second")
+    assert two.cache_creation_input_tokens == text_tokens("first answer") + text_tokens("second")
     assert two.input_tokens == 0
-    assert two.total == one.total + count_tokens("first answer") + count_tokens("second")
+    assert two.total == one.total + text_tokens("first answer") + text_tokens("second")
 
 
 def test_a_prefix_shorter_than_the_minimum_is_neither_written_nor_read():
@@ -93,7 +93,7 @@ def test_a_prefix_shorter_than_the_minimum_is_neither_written_nor_read():
     for _ in range(2):
         account = cache.account(body)
         assert account.cache_creation_input_tokens == account.cache_read_input_tokens == 0
-        assert account.input_tokens == count_tokens("short instructions") + count_tokens("hi")
+        assert account.input_tokens == text_tokens("short instructions") + text_tokens("hi")
     assert CACHE_MIN_TOKENS == 1024
 
 
@@ -102,7 +102,7 @@ def test_a_change_before_the_breakpoint_misses():
     cache.account(request([user("hi")]))
     changed = cache.account(request([user("hi")], system=LONG + " One more fact."))
     assert changed.cache_read_input_tokens == 0
-    assert changed.cache_creation_input_tokens == count_tokens(LONG + " One more fact.")
+    assert changed.cache_creation_input_tokens == text_tokens(LONG + " One more fact.")
 
 
 def test_a_different_model_does_not_share_the_cache():
@@ -118,7 +118,7 @@ def test_changing_tool_choice_invalidates_cached_messages_but_not_the_system():
     messages = [user("question " * 10, cached=True)]
     cache.account(request(messages))
     forced = cache.account(request(messages, tool_choice={"type": "none"}))
-    assert forced.cache_read_input_tokens == count_tokens(LONG)
+    assert forced.cache_read_input_tokens == text_tokens(LONG)
 
 
 def test_entries_expire_after_five_minutes_unless_read():
@@ -141,10 +141,10 @@ def test_a_one_hour_breakpoint_is_reported_as_such_and_lives_longer():
     body = request([user("hi")])
     body["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
     first = cache.account(body)
-    assert first.ephemeral_1h_input_tokens == count_tokens(LONG)
+    assert first.ephemeral_1h_input_tokens == text_tokens(LONG)
     assert first.ephemeral_5m_input_tokens == 0
     clock.now += 1800
-    assert cache.account(body).cache_read_input_tokens == count_tokens(LONG)
+    assert cache.account(body).cache_read_input_tokens == text_tokens(LONG)
 
 
 def test_hits_are_looked_for_only_twenty_blocks_back():
@@ -162,7 +162,7 @@ def test_hits_are_looked_for_only_twenty_blocks_back():
         longer = [user("question 0"), *history(extra + 1)[1:], user("newest", cached=True)]
         account = cache.account(request(longer))
         # 9 extra turns put the old breakpoint 20 blocks back; 11 put it 24 back.
-        expected = written if cache is near else count_tokens(LONG)
+        expected = written if cache is near else text_tokens(LONG)
         assert account.cache_read_input_tokens == expected
 
 
@@ -180,7 +180,7 @@ async def test_the_server_reports_cache_usage_to_the_real_sdk(cached_fake):
         body.pop("model")
         first = await client.messages.create(model=MODEL, **body)
         second = await client.messages.create(model=MODEL, **body)
-    assert first.usage.cache_creation_input_tokens == count_tokens(LONG) + count_tokens("hello")
+    assert first.usage.cache_creation_input_tokens == text_tokens(LONG) + text_tokens("hello")
     assert first.usage.cache_read_input_tokens == 0
     assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
     assert second.usage.input_tokens == 0

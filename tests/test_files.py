@@ -13,7 +13,7 @@ import pytest
 
 from bot.conversations.file_refs import PDF_PAGE_TOKENS
 from tests.fakes.anthropic_server import text, tool_use
-from tests.fakes.media import sample_jpeg, sample_pdf, sample_png
+from tests.fakes.media import sample_jpeg, sample_pdf, sample_png, sample_webp
 from tests.files_support import (
     calls_to,
     push_album_photo,
@@ -92,7 +92,7 @@ async def test_a_pdf_is_read_as_a_document_with_its_name(harness):
 
 
 async def test_an_image_sent_as_a_document_keeps_its_type(harness):
-    webp = b"RIFF\x30\x00\x00\x00WEBPVP8 " + bytes(10) + b"\x40\x01\xf0\x00" + bytes(30)
+    webp = sample_webp(320, 240)
     harness.tg.push_document(OWNER, webp, "sticker-ish.webp", "image/webp")
     harness.tg.push_document(OWNER, sample_png(10, 10), "chart.png", "image/png")
     await answered(harness, 2)

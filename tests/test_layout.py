@@ -14,6 +14,10 @@ MAX_FUNCTION_LINES = 40
 
 def forbidden_for(module: str) -> tuple[str, ...]:
     """Return the import prefixes the module's layer must not use."""
+    if module.startswith("tests.fakes"):
+        # A fake that read media or counted tokens with the bot's own code would agree with
+        # it by construction, and could not catch its mistakes.
+        return ("bot", "memory", "evals")
     if module.startswith("evals"):
         # The evaluation builds the bot's services; the fakes in tests are not for it.
         return ("telegram", "bot.telegram", "tests")
@@ -82,6 +86,9 @@ def test_every_module_keeps_to_its_layer():
         ("memory.store", "import evals"),
         ("evals.runner", "from tests.fakes.anthropic_server import FakeAnthropic"),
         ("evals.trial", "from bot.telegram.context import Services"),
+        ("tests.fakes.anthropic_server", "from memory.tokens import count_tokens"),
+        ("tests.fakes.media", "from bot.agent import media"),
+        ("tests.fakes.telegram_server", "import bot.telegram.format"),
     ],
 )
 def test_a_forbidden_import_is_caught(module, source):
@@ -100,6 +107,12 @@ def test_a_forbidden_import_is_caught(module, source):
 )
 def test_an_allowed_import_passes(module, source):
     assert violations(module, source) == []
+
+
+def test_the_fakes_use_nothing_of_the_product():
+    fakes = sorted((ROOT / "tests" / "fakes").rglob("*.py"))
+    broken = [v for path in fakes for v in violations(f"tests.fakes.{path.stem}", path.read_text())]
+    assert fakes and broken == []
 
 
 def test_every_package_says_what_lives_there_and_what_it_must_not_import():

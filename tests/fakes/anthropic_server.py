@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
-import functools
 import hashlib
 import json
 import re
@@ -24,7 +23,6 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from memory.tokens import count_tokens
 from tests.fakes.anthropic_media import (
     MAX_REQUEST_BYTES,
     MediaError,
@@ -39,6 +37,7 @@ from tests.fakes.anthropic_models import (
     model_info,
     unknown_model_message,
 )
+from tests.fakes.claude_tokens import text_tokens
 
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -372,7 +371,7 @@ def estimate_tokens(body: dict[str, Any]) -> int:
     """
     prompt = {key: body.get(key) for key in ("system", "tools", "messages")}
     media = sum(
-        media_tokens(block, _text_tokens) for _, _, block in iter_media(body.get("messages") or [])
+        media_tokens(block, text_tokens) for _, _, block in iter_media(body.get("messages") or [])
     )
     return max(1, len(json.dumps(without_media(prompt))) // 4 + media)
 
@@ -414,23 +413,17 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-@functools.lru_cache(maxsize=65536)
-def _text_tokens(text: str) -> int:
-    # The same history is re-sent every turn; counting each text once keeps the fake fast.
-    return count_tokens(text)
-
-
 def _block_tokens(block: dict[str, Any]) -> int:
     """Count a block's tokens: the text of text-like blocks, media by rule, the JSON of others."""
     if block.get("type") == "text" and isinstance(block.get("text"), str):
-        return _text_tokens(block["text"])
+        return text_tokens(block["text"])
     if block.get("type") in ("image", "document"):
-        return media_tokens(block, _text_tokens)
+        return media_tokens(block, text_tokens)
     if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
-        return _text_tokens(block["content"])
+        return text_tokens(block["content"])
     if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
         return sum(_block_tokens(b) for b in block["content"] if isinstance(b, dict))
-    return _text_tokens(_canonical(block))
+    return text_tokens(_canonical(block))
 
 
 def prompt_blocks(body: dict[str, Any]) -> list[PromptBlock]:

@@ -1,21 +1,25 @@
 """Read just enough of images and PDFs for the fakes, and make small valid samples for tests.
 
 Both fakes need the same facts about media without decoding it: which image format some bytes
-are, an image's width and height (from its header), and how many pages a PDF has. Nothing here
-depends on an imaging library.
+are, an image's width and height (from its header), and how many pages a PDF has. The images
+are read by Pillow, the PDFs by this module's own search of page objects: never by the bot's
+code (bot/agent/media.py), so a mistake there cannot agree with the fakes by construction.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 import zlib
 
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+from PIL import Image
 
-# JPEG start-of-frame markers (baseline, progressive, lossless, ...) carry the dimensions;
-# C4 (huffman tables), C8 (reserved) and CC (arithmetic coding) share the range but do not.
-_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_IMAGE_FORMATS = dict(zip(("JPEG", "PNG", "GIF", "WEBP"), IMAGE_TYPES, strict=True))
+# Only headers are read, never pixels: a huge declared size is for the API's limit to refuse,
+# not for Pillow's decompression-bomb guard.
+Image.MAX_IMAGE_PIXELS = None
 _PDF_PAGE_RE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _PDF_COUNT_RE = re.compile(rb"/Count\s+(\d+)")
 _PDF_STREAM_RE = re.compile(rb"stream\r?\n(.*?)endstream", re.DOTALL)
@@ -23,66 +27,24 @@ _INFLATED_MAX = 16 * 1024 * 1024
 
 
 def sniff_image_type(data: bytes) -> str | None:
-    """Return the media type the bytes' magic number names, or None if it is none of the four."""
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
+    """Return the media type of an image Pillow can open, or None if it is none of the four."""
+    facts = _open_image(data)
+    return facts[0] if facts else None
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
-    """Return (width, height) read from the image header, or None if it cannot be read."""
-    kind = sniff_image_type(data)
+    """Return (width, height) as Pillow reads them from the header, or None if it cannot."""
+    facts = _open_image(data)
+    return facts[1] if facts else None
+
+
+def _open_image(data: bytes) -> tuple[str, tuple[int, int]] | None:
+    """Open the image with Pillow (headers only, no pixels decoded); None if it cannot."""
     try:
-        if kind == "image/png" and data[12:16] == b"IHDR":
-            return struct.unpack(">II", data[16:24])
-        if kind == "image/gif":
-            return struct.unpack("<HH", data[6:10])
-        if kind == "image/webp":
-            return _webp_size(data)
-        if kind == "image/jpeg":
-            return _jpeg_size(data)
-    except struct.error:
+        with Image.open(io.BytesIO(data), formats=tuple(_IMAGE_FORMATS)) as image:
+            return _IMAGE_FORMATS[image.format or ""], image.size
+    except (OSError, SyntaxError, ValueError, EOFError, KeyError):
         return None
-    return None
-
-
-def _webp_size(data: bytes) -> tuple[int, int] | None:
-    chunk = data[12:16]
-    if chunk == b"VP8 ":
-        width, height = struct.unpack("<HH", data[26:30])
-        return width & 0x3FFF, height & 0x3FFF
-    if chunk == b"VP8L":
-        bits = int.from_bytes(data[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":
-        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
-    return None
-
-
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    i = 2
-    while i + 4 <= len(data):
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
-            i += 2
-            continue
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if marker in _JPEG_SOF:
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return width, height
-        i += 2 + length
-    return None
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -139,6 +101,13 @@ def sample_jpeg(width: int = 64, height: int = 48, *, pad_to: int = 0) -> bytes:
     sof0 = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
     data = b"\xff\xd8" + app0 + sof0
     return data + b"\x00" * max(0, pad_to - len(data) - 2) + b"\xff\xd9"
+
+
+def sample_webp(width: int = 64, height: int = 48) -> bytes:
+    """Return a valid lossy WebP of the given size, encoded by Pillow."""
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (128, 128, 128)).save(out, "WEBP")
+    return out.getvalue()
 
 
 def sample_pdf(pages: int = 1, text: str = "Hello") -> bytes:
