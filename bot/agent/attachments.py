@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.agent import media
 from bot.agent.file_cache import FileCache
+from bot.agent.notices import Refusal, RefusalKind
 from bot.conversations.blocks import FileKind
 from bot.conversations.file_refs import FileRef, file_refs
 from bot.conversations.snapshot import StoredTurn
@@ -35,7 +36,6 @@ EXTENSIONS = {
     ".jpg": media.JPEG, ".jpeg": media.JPEG, ".png": media.PNG, ".gif": media.GIF,
     ".webp": media.WEBP, ".pdf": media.PDF,
 }  # fmt: skip
-MB = 1024 * 1024
 
 
 class FileTooBig(Exception):
@@ -67,17 +67,11 @@ class IncomingFile:
 
 
 class FileRefused(Exception):
-    """A file the bot does not read; note says why, in a line for the user."""
+    """A file the bot does not read; its refusal says why, for the Telegram layer to word."""
 
-    def __init__(self, note: str):
-        super().__init__(note)
-        self.note = note
-
-
-def shown(name: str) -> str:
-    """Quote a file name for a Markdown reply."""
-    name = " ".join(name.replace("`", "'").split())
-    return f"`{name if len(name) <= 60 else name[:59] + '…'}`"
+    def __init__(self, refusal: Refusal):
+        super().__init__(f"{refusal.name}: {refusal.kind}")
+        self.refusal = refusal
 
 
 def declared_type(file: IncomingFile) -> str | None:
@@ -92,25 +86,18 @@ def check_before_download(file: IncomingFile, max_fetch: int) -> None:
     """Refuse a file whose kind or known size rules it out, so it is never downloaded."""
     declared = declared_type(file)
     if declared is None:
-        raise FileRefused(
-            f"I can read photos, images (JPEG, PNG, GIF, WebP) and PDFs, not {shown(file.name)}."
-        )
+        raise FileRefused(Refusal(RefusalKind.NOT_SUPPORTED, file.name))
     if file.size is not None and file.size > max_fetch:
         raise FileRefused(
-            f"{shown(file.name)} is {file.size / MB:.1f} MB; Telegram lets me download files "
-            f"of at most {max_fetch / MB:.0f} MB."
+            Refusal(RefusalKind.TOO_BIG_TO_DOWNLOAD, file.name, file.size, limit=max_fetch)
         )
     if declared in media.IMAGE_TYPES and file.size is not None and file.size > MAX_IMAGE_BYTES:
         raise FileRefused(image_too_big(file.name, file.size))
 
 
-def image_too_big(name: str, size: int) -> str:
-    """Say an image is over the API's size limit, and how to get it under."""
-    return (
-        f"{shown(name)} is {size / MB:.1f} MB; I can read images of at most "
-        f"{MAX_IMAGE_BYTES / MB:.2f} MB. Send it as a photo (Telegram makes it smaller) "
-        "or as a smaller file."
-    )
+def image_too_big(name: str, size: int) -> Refusal:
+    """Return the refusal of an image over the API's size limit."""
+    return Refusal(RefusalKind.IMAGE_TOO_BIG, name, size, limit=MAX_IMAGE_BYTES)
 
 
 def inspect(file: IncomingFile, data: bytes) -> FileRef:
@@ -118,15 +105,12 @@ def inspect(file: IncomingFile, data: bytes) -> FileRef:
     actual = media.sniff_type(data)
     digest = _sha256(data)
     if actual is None:
-        raise FileRefused(
-            f"{shown(file.name)} is not a JPEG, PNG, GIF, WebP or PDF inside, so I can't read it."
-        )
+        raise FileRefused(Refusal(RefusalKind.NOT_READABLE_INSIDE, file.name, len(data)))
     if actual == media.PDF:
         pages = media.pdf_pages(data)
         if pages > MAX_PDF_PAGES:
             raise FileRefused(
-                f"{shown(file.name)} has {pages} pages; I can read PDFs of at most "
-                f"{MAX_PDF_PAGES} pages."
+                Refusal(RefusalKind.TOO_MANY_PAGES, file.name, len(data), MAX_PDF_PAGES, pages)
             )
         return FileRef(
             FileKind.DOCUMENT, actual, file.name, file.file_id, digest, len(data), pages=pages
@@ -137,8 +121,14 @@ def inspect(file: IncomingFile, data: bytes) -> FileRef:
     width, height = size or (None, None)
     if size is not None and max(size) > MAX_IMAGE_SIDE:
         raise FileRefused(
-            f"{shown(file.name)} is {width} by {height} pixels; I can read images of at most "
-            f"{MAX_IMAGE_SIDE} pixels a side. Send it as a photo (Telegram makes it smaller)."
+            Refusal(
+                RefusalKind.IMAGE_TOO_LARGE,
+                file.name,
+                len(data),
+                MAX_IMAGE_SIDE,
+                width=size[0],
+                height=size[1],
+            )
         )
     return FileRef(
         FileKind.IMAGE, actual, file.name, file.file_id, digest, len(data), width, height
@@ -206,16 +196,13 @@ class Files:
         try:
             data = await self._source.fetch(file.file_id)
         except FileTooBig:
+            limit = self._source.max_bytes
             raise FileRefused(
-                f"{shown(file.name)} is too big: Telegram lets me download files of at most "
-                f"{self._source.max_bytes / MB:.0f} MB."
+                Refusal(RefusalKind.TOO_BIG_TO_DOWNLOAD, file.name, limit=limit)
             ) from None
         except FileUnavailable as error:
             logger.warning("could not download a file: %s", error)
-            raise FileRefused(
-                f"I couldn't download {shown(file.name)} from Telegram just now; please send "
-                "it again."
-            ) from None
+            raise FileRefused(Refusal(RefusalKind.DOWNLOAD_FAILED, file.name)) from None
         # Hashing and reading a PDF's page tree take a while for a big file: not on the loop.
         ref = await asyncio.to_thread(inspect, file, data)
         await self._cache.put(ref.sha256, data)

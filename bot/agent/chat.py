@@ -43,13 +43,13 @@ class ChatService:
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
-        A file the bot does not read is answered with why, and nothing is stored.
+        A file the bot does not read is answered with why (a notice), and nothing is stored.
         Raises DuplicateUpdate when this message was stored before (a redelivery).
         """
         try:
             snapshot = await self.store_message(place, owner_id, message)
         except FileRefused as refused:
-            return Answer(text=refused.note)
+            return Answer(text="", notices=[refused.refusal])
         return await self.answer(snapshot, progress)
 
     async def store_message(

@@ -9,22 +9,20 @@ from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message, ToolResultBlockParam
 
 from bot.agent.attachments import Files
+from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
 from bot.agent.request import build_request
 from bot.agent.stream import Progress, StreamBroken, stream_message
 from bot.agent.unanswered import (
     left_out_note_for_model,
-    left_out_note_for_user,
     newest_files_within,
     only_files,
     unanswered_files,
 )
 from bot.agent.unreadable import (
-    TOO_LONG,
-    UNREADABLE,
     api_reason,
-    conversation_too_long_note,
     is_prompt_too_long,
-    left_out_note,
+    left_out_notice,
+    left_out_record,
     new_file_refs,
     to_leave_out,
     unanswered_with_files,
@@ -73,10 +71,14 @@ class AgentConfig:
 
 @dataclass
 class Answer:
-    """What one turn produced: the text for the user, and what it changed or could not save."""
+    """What one turn produced: the text for the user, and what it changed or could not save.
+
+    notices about the user's files follow the text; the Telegram layer words them.
+    """
 
     text: str
     changes: list[MemoryChange | MemoryFull] = field(default_factory=list)
+    notices: list[FileNotice] = field(default_factory=list)
 
 
 class TurnFailed(Exception):
@@ -136,13 +138,14 @@ class _TurnState:
     files: dict[str, str | None]
     progress: Progress | None
     texts: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # for the user, after the model's texts
+    notices: list[FileNotice] = field(default_factory=list)  # after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
     request: dict[str, Any] = field(default_factory=dict)  # the last one sent
 
-    def finished(self, note: str) -> Answer:
-        """Return the answer so far, ending with note."""
-        self.answer.text = "\n\n".join([*self.texts, *self.notes, note])
+    def finished(self, notice: FileNotice | None = None) -> Answer:
+        """Return the answer so far, ending with its notices (and this one)."""
+        self.answer.text = "\n\n".join(self.texts)
+        self.answer.notices = [*self.notices, *([notice] if notice else [])]
         return self.answer
 
 
@@ -187,7 +190,7 @@ class Agent:
             # Sent with the newest message, never stored: the next request decides anew.
             note = left_out_note_for_model(left_out, len(new_files))
             state.turns.append(StoredTurn(0, "user", [text_block(note)]))
-            state.notes.append(left_out_note_for_user(left_out, len(new_files)))
+            state.notices.append(FilesOverBudget(left_out, len(new_files)))
         try:
             return await self._rounds(state)
         except (APIError, StreamBroken) as error:
@@ -207,8 +210,7 @@ class Agent:
             await self._answer_tools(state, message)
         if note := closing_note(message, out_of_rounds, bool(state.texts)):
             state.texts.append(note)
-        state.answer.text = "\n\n".join(state.texts + state.notes)
-        return state.answer
+        return state.finished()
 
     async def _call_leaving_out(self, state: "_TurnState", force_answer: bool) -> Message | Answer:
         """Call the model; leave out a file it refuses or that makes the prompt too long.
@@ -222,7 +224,7 @@ class Agent:
             except BadRequestError as error:
                 chosen = to_leave_out(state.turns, error, state.request, state.files)
                 if not chosen and is_prompt_too_long(error):
-                    return state.finished(conversation_too_long_note(api_reason(error)))
+                    return state.finished(ConversationTooLong(api_reason(error)))
                 if not chosen or attempt == MAX_LEAVE_OUTS:
                     raise
                 if (answer := await self._leave_out(state, chosen, error)) is not None:
@@ -251,22 +253,19 @@ class Agent:
         Returns the answer when the user's new files are all gone (the note, stored as the
         answer: the model later knows, and the turn is not left unanswered), else None.
         """
-        too_long, reason = is_prompt_too_long(error), api_reason(error)
-        refs = [ref for _, ref in chosen]
-        logger.warning("leaving out %d file(s) the API refused: %s", len(refs), reason)
         new_files = new_file_refs(state.turns)
+        notice = left_out_notice(error, [ref for _, ref in chosen], new_files)
+        logger.warning("leaving out %d file(s) the API refused: %s", len(chosen), notice.reason)
         for turn, ref in chosen:
             current = next(t for t in state.turns if t.id == turn.id)
-            content = without_file(
-                current.content, ref.sha256, TOO_LONG if too_long else UNREADABLE
-            )
+            content = without_file(current.content, ref.sha256, notice.why)
             replaced = await self._conversations.replace_content(turn.id, content)
             state.turns = [replaced if t.id == turn.id else t for t in state.turns]
-        note = left_out_note(error, refs, new_files)
         if new_files and not unanswered_with_files(state.turns):
-            await self._conversations.append(state.conversation, "assistant", [text_block(note)])
-            return state.finished(note)
-        state.notes.append(note)
+            record: Content = [text_block(left_out_record(notice))]
+            await self._conversations.append(state.conversation, "assistant", record)
+            return state.finished(notice)
+        state.notices.append(notice)
         return None
 
     async def _run_tools(

@@ -64,12 +64,3 @@ def left_out_note_for_model(left_out: int, total: int) -> str:
         "together they were more than fits at once, so only the newest were sent. Tell the "
         "user which ones you could not see if it matters.]"
     )
-
-
-def left_out_note_for_user(left_out: int, total: int) -> str:
-    """Tell the user how many of the files they sent together the model did not see."""
-    return (
-        f"(I could look at only {total - left_out} of the {total} files you sent together, the "
-        f"newest; {left_out} were left out as too much at once. Send those again, fewer at a "
-        "time, if they matter.)"
-    )

@@ -10,7 +10,7 @@ from typing import Any
 
 from anthropic import BadRequestError
 
-from bot.agent.attachments import shown
+from bot.agent.notices import FilesLeftOut, LeftOutFile, LeftOutWhy
 from bot.conversations.blocks import Content, FileKind, text_block
 from bot.conversations.content import is_tool_result
 from bot.conversations.file_refs import FileRef, file_ref, file_refs
@@ -26,8 +26,11 @@ _KIND_SAID = re.compile(r"image|pdf|document", re.IGNORECASE)
 _BLOCK_PATH = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.")
 # The API's words when the request is over the model's context window (400, invalid request).
 PROMPT_TOO_LONG = "prompt is too long"
-UNREADABLE = "the model could not read it"
-TOO_LONG = "left out: too long for the model"
+# What a left-out file's note in its stored turn says, for the model.
+NOTE_OF = {
+    LeftOutWhy.UNREADABLE: "the model could not read it",
+    LeftOutWhy.TOO_LONG: "left out: too long for the model",
+}
 
 
 def api_message(error: BadRequestError) -> str:
@@ -112,10 +115,10 @@ def to_leave_out(
     return [(turn, ref) for turn, ref in new if kind and ref.kind == said] or new
 
 
-def without_file(content: Content, sha256: str, why: str) -> Content:
+def without_file(content: Content, sha256: str, why: LeftOutWhy) -> Content:
     """Return a turn's content with the file of this hash replaced by a note saying why."""
     return [
-        text_block(f"{file_ref(b).label[:-1]}; {why}]")
+        text_block(f"{file_ref(b).label[:-1]}; {NOTE_OF[why]}]")
         if b["type"] == "file" and b["sha256"] == sha256
         else b
         for b in content
@@ -127,53 +130,30 @@ def new_file_refs(turns: Sequence[StoredTurn]) -> list[FileRef]:
     return [ref for turn in unanswered_with_files(turns) for ref in file_refs(turn.content)]
 
 
-def described(ref: FileRef, sent: Sequence[FileRef]) -> str:
-    """Name a file for a reply; by its place among those sent when others share its name.
+def left_out_file(ref: FileRef, sent: Sequence[FileRef]) -> LeftOutFile:
+    """Return a file left out, with its place among those sent when others share its name.
 
     Photos have no names of their own: in an album every one is "photo.jpg".
     """
-    same_name = [other for other in sent if other.name == ref.name]
-    if len(same_name) < 2:
-        return shown(ref.name)
+    if sum(other.name == ref.name for other in sent) < 2:
+        return LeftOutFile(ref.name)
     place = next(i for i, other in enumerate(sent, 1) if other.sha256 == ref.sha256)
-    return f"{shown(ref.name)}, number {place} of the {len(sent)} files you sent"
+    return LeftOutFile(ref.name, place, len(sent))
 
 
-def _names(refs: Sequence[FileRef], sent: Sequence[FileRef]) -> tuple[str, str]:
-    """Return the files' names for a reply, and "it" or "them"."""
-    names = ", ".join(dict.fromkeys(described(ref, sent) for ref in refs))
-    return names, "it" if len(refs) == 1 else "them"
+def left_out_notice(
+    error: BadRequestError, refs: Sequence[FileRef], sent: Sequence[FileRef]
+) -> FilesLeftOut:
+    """Return the notice of the files left out for the error: unreadable, or too long."""
+    why = LeftOutWhy.TOO_LONG if is_prompt_too_long(error) else LeftOutWhy.UNREADABLE
+    return FilesLeftOut(why, tuple(left_out_file(ref, sent) for ref in refs), api_reason(error))
 
 
-def unreadable_note(refs: Sequence[FileRef], reason: str, sent: Sequence[FileRef] = ()) -> str:
-    """Tell the user the model could not read their files, and that they were left out."""
-    names, them = _names(refs, sent)
-    return (
-        f"The model couldn't read {names} ({reason}), so I've left {them} out of our "
-        "conversation. A screenshot or another format may work."
-    )
-
-
-def too_long_note(refs: Sequence[FileRef], reason: str, sent: Sequence[FileRef] = ()) -> str:
-    """Tell the user their files made the conversation too long, and that they were left out."""
-    names, them = _names(refs, sent)
-    return (
-        f"With {names} our conversation is too long for the model ({reason}), so I've left "
-        f"{them} out. A shorter file may fit, or /new starts an empty conversation (your "
-        "memories stay)."
-    )
-
-
-def left_out_note(error: BadRequestError, refs: Sequence[FileRef], sent: Sequence[FileRef]) -> str:
-    """Tell the user which files were left out for the error, and why."""
-    if is_prompt_too_long(error):
-        return too_long_note(refs, api_reason(error), sent)
-    return unreadable_note(refs, api_reason(error), sent)
-
-
-def conversation_too_long_note(reason: str) -> str:
-    """Tell the user the conversation itself is over the model's context window."""
-    return (
-        f"Our conversation is too long for the model ({reason}). Send /new to start a new "
-        "one; your memories stay."
-    )
+def left_out_record(notice: FilesLeftOut) -> str:
+    """Return the answer stored when files were left out: the model later knows what happened."""
+    names = ", ".join(dict.fromkeys(file.name for file in notice.files))
+    if notice.why == LeftOutWhy.TOO_LONG:
+        what = f"{names} made our conversation too long for the model"
+    else:
+        what = f"The model could not read {names}"
+    return f"[{what} ({notice.reason}), so I left them out and told the user.]"

@@ -18,6 +18,7 @@ from bot.telegram import texts
 from bot.telegram.context import BotApplication
 from bot.telegram.cooldown import Cooldown
 from bot.telegram.drafts import Drafts
+from bot.telegram.file_texts import notice_text
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.processing import lanes
 from bot.telegram.typing_indicator import typing_indicator
@@ -124,7 +125,8 @@ async def deliver_answer(
         # What the turn changed before the failure is shown all the same, each with its Undo.
         await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
         return
-    markdown = result.text or texts.EMPTY_REPLY
+    said = [result.text, *(notice_text(notice) for notice in result.notices)]
+    markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
     await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown)
     await send_notices(bot, place, result.changes)
 

@@ -13,6 +13,7 @@ from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.cooldown import Cooldown
 from bot.telegram.delivery import answer_if_unanswered, deliver_answer, send_html, send_markdown
+from bot.telegram.file_texts import refusal_text
 from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.reading import incoming_of, message_of, place_of
 
@@ -48,7 +49,7 @@ async def take_album_item(
     try:
         snapshot = await context.services.chat.store_message(place, owner_id, message)
     except FileRefused as refused:
-        await send_markdown(context.bot, place, refused.note)
+        await send_markdown(context.bot, place, refusal_text(refused.refusal))
         return
     except DuplicateUpdate:
         logger.info("album item %s was already stored", message.ref.message_key)

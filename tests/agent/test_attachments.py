@@ -22,6 +22,7 @@ from bot.agent.attachments import (
     inspect,
 )
 from bot.agent.file_cache import FileCache
+from bot.agent.notices import RefusalKind
 from bot.agent.request import build_request
 from bot.agent.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from bot.agent.user_turn import IncomingMessage, user_turn_content
@@ -110,8 +111,10 @@ def test_a_jpeg_header_walk_is_bounded():
 
 def test_a_page_count_of_thousands_of_digits_is_refused_as_too_many_pages():
     hostile = b"%PDF-1.5 /Type /Pages /Count " + b"9" * 5000
-    with pytest.raises(FileRefused, match=f"{MAX_PDF_PAGES} pages"):
+    with pytest.raises(FileRefused) as refused:
         inspect(IncomingFile("f9", "paper.pdf", media.PDF, len(hostile)), hostile)
+    assert refused.value.refusal.kind == RefusalKind.TOO_MANY_PAGES
+    assert refused.value.refusal.limit == MAX_PDF_PAGES
 
 
 def test_inspect_trusts_the_bytes_over_the_name():
