@@ -10,6 +10,7 @@ Python), how many lines fit the budget, and the rendering; the queries only run 
 import functools
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Protocol
 
@@ -119,12 +120,21 @@ def candidates_needed(budget: int) -> int:
     return lines_budget(budget) // MIN_LINE_TOKENS + 1
 
 
-def fitted_block(chosen: list[MemoryItem], active: int, budget: int) -> str:
+@dataclass(frozen=True)
+class MemoryBlock:
+    """The block's text, and the ids of the memories it holds in the order it lists them."""
+
+    text: str
+    memory_ids: tuple[str, ...]
+
+
+def fitted_block(chosen: list[MemoryItem], active: int, budget: int) -> MemoryBlock:
     """Render the chosen memories, dropping the last chosen while the block is over budget."""
     chosen = list(chosen)
     while True:
-        block = render_memory_block(chosen, archived=active - len(chosen))
+        text = render_memory_block(chosen, archived=active - len(chosen))
         # Stored counts make this a formality; the budget holds even if they were off.
-        if not chosen or count_tokens(block) <= budget:
-            return block
+        if not chosen or count_tokens(text) <= budget:
+            listed = tuple(item.id for item in sorted(chosen, key=block_order))
+            return MemoryBlock(text, listed)
         chosen.pop()

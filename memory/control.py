@@ -10,7 +10,6 @@ from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
 from memory.models import utcnow
 from memory.search_index import CANDIDATES
 from memory.store import MemoryStore
-from memory.stored_block import ids_in
 from memory.switch import MemorySwitch
 from memory.tokens import count_tokens
 from memory.undo import UndoLog
@@ -59,8 +58,9 @@ class MemoryControl:
         """Return what /memory shows: the memories, which are in the block, and the switch."""
         items = await self._store.list_active(owner_id)
         block = await self._store.block(owner_id)
-        in_block = frozenset(ids_in(block))
-        usage = BlockUsage(len(items), len(in_block), count_tokens(block), self._store.block_budget)
+        in_block = frozenset(block.memory_ids)
+        tokens = count_tokens(block.text)
+        usage = BlockUsage(len(items), len(in_block), tokens, self._store.block_budget)
         enabled = await self._switch.is_on(owner_id)
         return MemoryOverview(items, usage, in_block, enabled)
 

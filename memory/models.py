@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
@@ -183,4 +184,6 @@ class StoredMemoryBlock(Base):
 
     owner_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     block: Mapped[str] = mapped_column(Text, nullable=False)
+    # The ids of the memories the block holds, in the order it lists them.
+    memory_ids: Mapped[list[str]] = mapped_column(JSON, nullable=False)
     rendered_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from memory.block import MemoryBlock
 from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
 from memory.categories import Category
 from memory.items import (
@@ -183,7 +184,7 @@ class MemoryStore:
             by_id = {item.id: item for item in await load_items(session, owner_id, ids)}
         return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
 
-    async def block(self, owner_id: int) -> str:
+    async def block(self, owner_id: int) -> MemoryBlock:
         """Return the owner's memory block as a new conversation would get it now."""
         async with self._sessionmaker.begin() as session:
             return await owner_block(session, owner_id, self.block_budget)

@@ -12,7 +12,7 @@ from sqlalchemy import Delete, Insert, Select, bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from memory.block import CHOICE_ORDER, candidates_needed, choose, fitted_block
+from memory.block import CHOICE_ORDER, MemoryBlock, candidates_needed, choose, fitted_block
 from memory.models import Memory, StoredMemoryBlock, utcnow
 from memory.queries import (
     count_active,
@@ -21,14 +21,13 @@ from memory.queries import (
     share_owner_memories,
 )
 
-# A memory line starts so, and its id follows: how the block says which memories it holds.
-LINE_START = "- [id:"
-
 
 @functools.cache
 def _stored_statement() -> Select:
-    """Select the owner's stored block."""
-    return select(StoredMemoryBlock.block).where(StoredMemoryBlock.owner_id == bindparam("owner"))
+    """Select the owner's stored block and the ids of the memories it holds."""
+    return select(StoredMemoryBlock.block, StoredMemoryBlock.memory_ids).where(
+        StoredMemoryBlock.owner_id == bindparam("owner")
+    )
 
 
 @functools.cache
@@ -68,26 +67,20 @@ async def block_ids(session: AsyncSession, owner_id: int, budget: int) -> list[s
     return choose(rows.all(), budget)
 
 
-def ids_in(block: str) -> list[str]:
-    """Return the ids of the memories a rendered block holds."""
-    start = len(LINE_START)
-    return [line[start : start + 8] for line in block.splitlines() if line.startswith(LINE_START)]
-
-
-async def owner_block(session: AsyncSession, owner_id: int, budget: int) -> str:
+async def owner_block(session: AsyncSession, owner_id: int, budget: int) -> MemoryBlock:
     """Return the owner's memory block: the stored one, or a new rendering that is then stored."""
     connection = await session.connection()
-    stored = (await connection.execute(_stored_statement(), {"owner": owner_id})).scalar()
+    stored = (await connection.execute(_stored_statement(), {"owner": owner_id})).first()
     if stored is not None:
-        return stored
+        return MemoryBlock(stored.block, tuple(stored.memory_ids))
     await share_owner_memories(session, owner_id)
     chosen = await block_ids(session, owner_id, budget)
     by_id = {item.id: item for item in await load_items(session, owner_id, chosen)}
     active = await count_active(session, owner_id)
     block = fitted_block([by_id[memory_id] for memory_id in chosen], active, budget)
+    values = {"block": block.text, "memory_ids": list(block.memory_ids), "rendered_at": utcnow()}
     await connection.execute(
-        _store_statement(connection.dialect.name),
-        {"owner_id": owner_id, "block": block, "rendered_at": utcnow()},
+        _store_statement(connection.dialect.name), {"owner_id": owner_id, **values}
     )
     return block
 

@@ -70,7 +70,7 @@ async def test_saving_far_more_than_the_budget_refuses_nothing_and_the_block_fit
         outcome = await run(ctx, "add_to_memory", content=fact(n), category="context")
         assert not outcome.is_error, outcome.content
         archived_seen += [item.content for item in outcome.change.archived]
-    block = await store.block(ALICE)
+    block = (await store.block(ALICE)).text
     assert count_tokens(block) <= BUDGET
     in_block = [content for _, _, content in block_entries(block)]
     assert 5 <= len(in_block) < 40
@@ -89,7 +89,7 @@ async def test_an_archived_memory_is_found_by_search_and_updated_by_id(sessionma
     lake = await store.add(ALICE, "The user's cabin is by Lake Bled", Category.CONTEXT, "cabin")
     for n in range(30):
         await store.add(ALICE, fact(n), Category.CONTEXT)
-    assert lake.id not in await store.block(ALICE)
+    assert lake.id not in (await store.block(ALICE)).memory_ids
     found = await run(ctx, "search_memory", query="cabin")
     assert f'[id:{lake.id}] context, subject "cabin", changed ' in found.content
     assert "archived" in found.content
@@ -98,7 +98,7 @@ async def test_an_archived_memory_is_found_by_search_and_updated_by_id(sessionma
     )
     assert not updated.is_error
     # Changed just now, so it is among the newest and back in the block.
-    assert "Lake Bohinj" in await store.block(ALICE)
+    assert "Lake Bohinj" in (await store.block(ALICE)).text
     same = await run(ctx, "add_to_memory", content="Another cabin", category="context",
                      subject="CABIN")  # fmt: skip
     assert lake.id in same.content and same.change is None
@@ -112,9 +112,9 @@ async def test_pinned_memories_stay_in_the_block_whatever_is_newer(sessionmaker)
     await store.pin(ALICE, old.id, True)
     for n in range(30):
         await store.add(ALICE, fact(n), Category.CONTEXT)
-    assert old.id in await store.block(ALICE)
+    assert old.id in (await store.block(ALICE)).memory_ids
     await store.pin(ALICE, old.id, False)
-    assert old.id not in await store.block(ALICE)
+    assert old.id not in (await store.block(ALICE)).memory_ids
 
 
 async def test_the_cap_refuses_with_a_clear_answer(store, switch):
@@ -155,7 +155,7 @@ async def test_the_user_sees_the_tiers_and_pins_from_the_list(small_harness):
     store = small_harness.store
     items = [await store.add(OWNER, fact(n), Category.CONTEXT) for n in range(30)]
     [listing] = await small_harness.say(OWNER, "/memory")
-    block = await store.block(OWNER)
+    block = (await store.block(OWNER)).text
     shown = len(block_entries(block))
     assert re.search(
         rf"30 memories, {shown} in the prompt \({count_tokens(block)} of 300 tokens\), the rest "
@@ -165,7 +165,7 @@ async def test_the_user_sees_the_tiers_and_pins_from_the_list(small_harness):
     assert "· archived" in listing
     [answer] = await small_harness.say(OWNER, f"/memory pin {items[0].id}")
     assert answer.startswith("Pinned: ")
-    assert items[0].id in await store.block(OWNER)
+    assert items[0].id in (await store.block(OWNER)).memory_ids
     [answer] = await small_harness.say(OWNER, f"/memory unpin {items[0].id}")
     assert answer.startswith("Unpinned: ")
     [answer] = await small_harness.say(OWNER, "/memory pin zzzzzzzz")
@@ -181,9 +181,9 @@ async def test_a_save_that_archives_says_so_in_the_notice(small_harness):
         tool_use("add_to_memory", {"content": long.strip()[:480], "category": "context"}),
         text("Saved."),
     )
-    before = {content for _, _, content in block_entries(await store.block(OWNER))}
+    before = {content for _, _, content in block_entries((await store.block(OWNER)).text)}
     [_, notice] = await small_harness.say(OWNER, "remember my hiking routes")
-    after = {content for _, _, content in block_entries(await store.block(OWNER))}
+    after = {content for _, _, content in block_entries((await store.block(OWNER)).text)}
     left = sorted(before - after)
     assert left and notice.splitlines()[0].startswith("Saved to memory: ")
     assert notice.splitlines()[1:] == [

@@ -155,6 +155,12 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "owner_id": -1001, "said_by": {"speaker": "Bob"}},
         ],
     },
+    "0011": {
+        "agent_memory_blocks": [
+            {"owner_id": -500, "block": '## Your Memory\n\n### People\n- [id:sara0002] "Sarah"',
+             "rendered_at": LATER, "memory_ids": ["sara0002"]},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

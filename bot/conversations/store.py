@@ -38,7 +38,7 @@ FORGET_BATCH = 200
 
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool, budget: int) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
-    return await owner_block(session, owner_id, budget) if memory_on else ""
+    return (await owner_block(session, owner_id, budget)).text if memory_on else ""
 
 
 async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list[StoredTurn]:

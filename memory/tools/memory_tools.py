@@ -2,7 +2,6 @@
 
 from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
-from memory.stored_block import ids_in
 from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
 from memory.tools.base import Tool, ToolContext, ToolOutcome
 from memory.tools.texts import (
@@ -62,7 +61,7 @@ async def forget_memory(ctx: ToolContext, args: ForgetMemoryArgs) -> ToolOutcome
 async def search_memory(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
     """Find the owner's memories, in the block or archived, best first."""
     found: list[MemoryItem] = await ctx.store.search(ctx.owner_id, args.query, SEARCH_RESULTS)
-    in_block = set(ids_in(await ctx.store.block(ctx.owner_id))) if found else set()
+    in_block = set((await ctx.store.block(ctx.owner_id)).memory_ids) if found else set()
     return ToolOutcome(found_memories(args.query, found, in_block, ctx.zone))
 
 

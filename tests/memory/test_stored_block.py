@@ -17,7 +17,7 @@ ALICE, BOB = 1, 2
 async def block_of(sessionmaker, owner_id: int) -> str:
     """Return the owner's block through the stored one, committing what it stores."""
     async with sessionmaker.begin() as session:
-        return await owner_block(session, owner_id, 2000)
+        return (await owner_block(session, owner_id, 2000)).text
 
 
 async def stored_blocks(sessionmaker) -> int:
@@ -92,3 +92,19 @@ async def test_a_change_made_while_a_block_is_rendered_is_not_lost(sessionmaker,
     block = await block_of(sessionmaker, ALICE)
     assert "sister is Jo" in block
     assert block == render_memory_block(await store.list_active(ALICE))
+
+
+async def test_the_stored_block_names_its_memories_in_its_order(sessionmaker, store):
+    # Listed by category (context, person, preference), not in the order they were saved.
+    sarah = await store.add(ALICE, "Sarah is on the Platform team", Category.PERSON, "Sarah")
+    tea = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
+    porto = await store.add(ALICE, "The user lives in Porto", Category.CONTEXT)
+    async with sessionmaker.begin() as session:
+        block = await owner_block(session, ALICE, 2000)
+    assert block.memory_ids == (porto.id, sarah.id, tea.id)
+    async with sessionmaker() as session:
+        row = await session.get(StoredMemoryBlock, ALICE)
+    assert row is not None and row.memory_ids == [porto.id, sarah.id, tea.id]
+    # The ids come from the stored row, not from the text: read back, they are the same.
+    async with sessionmaker.begin() as session:
+        assert await owner_block(session, ALICE, 2000) == block

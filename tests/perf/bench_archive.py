@@ -97,7 +97,7 @@ async def saves(config: Config, url: str) -> tuple[list[float], list[int]]:
             outcome = await run_tool(ctx, "add_to_memory", arguments, MEMORY_TOOLS)
             times.append(time.perf_counter() - start)
             assert not outcome.is_error, outcome.content
-            tokens.append(count_tokens(await store.block(OWNER)))
+            tokens.append(count_tokens((await store.block(OWNER)).text))
         return times, tokens
     finally:
         await engine.dispose()

@@ -17,7 +17,7 @@ async def test_memory_shows_count_budget_state_and_a_delete_button_each(harness)
     alec = await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")
     tea = await store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     [listing] = await harness.say(OWNER, "/memory")
-    tokens = count_tokens(await harness.store.block(OWNER))
+    tokens = count_tokens((await harness.store.block(OWNER)).text)
     assert listing.startswith(
         f"What I remember: 2 memories, all in the prompt ({tokens} of 2,000 tokens)\n"
     )
