@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.reminders import texts
+from bot.reminders import tool_texts
 from bot.reminders.due import Clock, SystemClock
 from bot.reminders.models import MAX_TEXT
 from bot.reminders.records import Place, ReminderLimit, ReminderNotFound
@@ -142,10 +142,10 @@ class ReminderTools:
             content = f"Invalid input for {name}: {describe_validation_error(error)}."
             return ToolOutcome(content + " Nothing was changed.", is_error=True)
         except (TimingError, ReminderNotFound, ReminderLimit, ValueError) as error:
-            return ToolOutcome(texts.refusal(error, self._max_active), is_error=True)
+            return ToolOutcome(tool_texts.refusal(error, self._max_active), is_error=True)
         except SQLAlchemyError:
             logger.exception("reminder tool %s failed in the database", name)
-            return ToolOutcome(texts.DATABASE_ERROR, is_error=True)
+            return ToolOutcome(tool_texts.DATABASE_ERROR, is_error=True)
         self.alarm.set()
         return ToolOutcome(content)
 
@@ -153,11 +153,11 @@ class ReminderTools:
         """Return the zone the user named, else their own; refuse when neither is known."""
         if named is not None:
             if (zone := find_zone(named)) is None:
-                raise ValueError(texts.unknown_zone(named))
+                raise ValueError(tool_texts.unknown_zone(named))
             return zone
         own = await self.store.zone_of(owner_id)
         if own is None:
-            raise ValueError(texts.ZONE_UNKNOWN)
+            raise ValueError(tool_texts.ZONE_UNKNOWN)
         return zoneinfo.ZoneInfo(own)
 
     async def _create_reminder(self, place: Place, args: CreateArgs) -> str:
@@ -173,11 +173,11 @@ class ReminderTools:
         reminder = await self.store.create(
             place, text, schedule, check_in=args.check_in, limit=self._max_active
         )
-        return texts.created(reminder, now)
+        return tool_texts.created(reminder, now)
 
     async def _list_reminders(self, place: Place, args: NoArgs) -> str:
         reminders = await self.store.upcoming(place.owner_id, limit=50)
-        return texts.listing(reminders, self.clock.now())
+        return tool_texts.listing(reminders, self.clock.now())
 
     async def _update_reminder(self, place: Place, args: UpdateArgs) -> str:
         current = await self.store.get(place.owner_id, args.reminder_id)
@@ -192,7 +192,7 @@ class ReminderTools:
             schedule = await self._new_schedule(place, current.schedule, args)
         now = self.clock.now()
         reminder = await self.store.reschedule(place.owner_id, current.id, schedule, text)
-        return texts.updated(reminder, now)
+        return tool_texts.updated(reminder, now)
 
     async def _new_schedule(self, place: Place, current: Schedule, args: UpdateArgs) -> Schedule:
         """Resolve a changed schedule; what the model leaves out stays as it was."""
@@ -215,8 +215,7 @@ class ReminderTools:
     async def _set_timezone(self, place: Place, args: ZoneArgs) -> str:
         zone = find_zone(args.timezone)
         if zone is None:
-            raise ValueError(texts.unknown_zone(args.timezone))
+            raise ValueError(tool_texts.unknown_zone(args.timezone))
         await self.store.set_zone(place.owner_id, str(zone))
-        return (
-            f"Time zone set to {zone}; it is now {texts.clock_time(self.clock.now(), zone)} there."
-        )
+        now = tool_texts.clock_time(self.clock.now(), zone)
+        return f"Time zone set to {zone}; it is now {now} there."
