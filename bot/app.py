@@ -259,6 +259,35 @@ def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> 
     application.add_error_handler(handlers.error_handler)
 
 
+def application_builder(settings: Settings) -> ApplicationBuilder:
+    """Start the Application: Telegram's URLs, the typed context and bot_data, start and stop."""
+    builder: ApplicationBuilder = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token.get_secret_value())
+        .base_url(settings.telegram_api_base_url)
+        .base_file_url(file_base_url(settings.telegram_api_base_url))
+        .context_types(ContextTypes(context=BotContext, bot_data=BotData))
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+    )
+    return builder
+
+
+def equip(
+    application: BotApplication,
+    settings: Settings,
+    clock: Clock = time.monotonic,
+    reminder_clock: ReminderClock | None = None,
+) -> BotApplication:
+    """Give a built Application its services and handlers; return it."""
+    files = build_files(settings, TelegramFiles(application.bot))
+    services = build_services(settings, files, reminder_clock=reminder_clock)
+    services.account_notices = account_notices(clock)  # on the guard's clock, for tests
+    application.bot_data.services = services
+    add_handlers(application, clock)
+    return application
+
+
 def build_application(
     settings: Settings,
     *,
@@ -268,20 +297,9 @@ def build_application(
 ) -> BotApplication:
     """Build the Application with its services; nothing connects until it starts."""
     application = (
-        ApplicationBuilder()
-        .token(settings.telegram_bot_token.get_secret_value())
-        .base_url(settings.telegram_api_base_url)
-        .base_file_url(file_base_url(settings.telegram_api_base_url))
+        application_builder(settings)
         .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates))
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
-        .context_types(ContextTypes(context=BotContext, bot_data=BotData))
-        .post_init(post_init)
-        .post_shutdown(post_shutdown)
         .build()
     )
-    files = build_files(settings, TelegramFiles(application.bot))
-    services = build_services(settings, files, reminder_clock=reminder_clock)
-    services.account_notices = account_notices(clock)  # on the guard's clock, for tests
-    application.bot_data.services = services
-    add_handlers(application, clock)
-    return application
+    return equip(application, settings, clock, reminder_clock)

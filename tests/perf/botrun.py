@@ -9,23 +9,17 @@ from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application
 
 from bot.app import (
     MAX_CONCURRENT_UPDATES,
     RATE_LIMIT_RETRIES,
-    add_handlers,
+    application_builder,
     build_application,
-    build_files,
-    build_services,
-    file_base_url,
-    post_init,
-    post_shutdown,
+    equip,
 )
 from bot.migrations import upgrade_database_async
 from bot.settings import Settings
-from bot.telegram.context import BotContext, BotData
-from bot.telegram.downloads import TelegramFiles
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
 from tests.harness import BotHarness
@@ -33,24 +27,13 @@ from tests.perf.fakes import TimedAnthropic, TimedTelegram
 
 
 def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -> Application:
-    """Build the Application like bot.app.build_application, with concurrency or limiter off."""
-    builder: ApplicationBuilder = (
-        ApplicationBuilder()
-        .token(settings.telegram_bot_token.get_secret_value())
-        .base_url(settings.telegram_api_base_url)
-        .base_file_url(file_base_url(settings.telegram_api_base_url))
-        .concurrent_updates(PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES) if concurrent else False)
-        .context_types(ContextTypes(context=BotContext, bot_data=BotData))
-        .post_init(post_init)
-        .post_shutdown(post_shutdown)
+    """Build the Application as bot.app.build_application does, with concurrency or limiter off."""
+    builder = application_builder(settings).concurrent_updates(
+        PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES) if concurrent else False
     )
     if rate_limited:
         builder = builder.rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
-    application = builder.build()
-    files = build_files(settings, TelegramFiles(application.bot))
-    application.bot_data.services = build_services(settings, files)
-    add_handlers(application)
-    return application
+    return equip(builder.build(), settings)
 
 
 class PerfBot(BotHarness):
