@@ -6,6 +6,7 @@ from datetime import datetime
 from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.attachments import FileUnavailable
+from bot.agent.loop import TurnFailed
 from bot.agent.user_turn import Forwarded, IncomingMessage
 from bot.app import build_files, build_services
 from bot.conversations.snapshot import ChatThread
@@ -29,9 +30,10 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
             answer = await services.chat.answer_message(
                 ChatThread(case.owner_id), case.owner_id, message
             )
-        except APIError as error:
+        except (APIError, TurnFailed) as error:
             # The SDK retried what it could; the trial ends here and counts as failed.
-            return replies, f"turn {number}: {type(error).__name__}: {error}"
+            cause = error.__cause__ if isinstance(error, TurnFailed) else error
+            return replies, f"turn {number}: {type(cause).__name__}: {cause}"
         replies[number - 1] = answer.text
     return replies, None
 

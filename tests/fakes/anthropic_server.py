@@ -698,6 +698,10 @@ class FakeAnthropic:
     ) -> web.StreamResponse:
         if self.latency:
             await asyncio.sleep(self.latency)
+            if request.transport is None or request.transport.is_closing():
+                # The client gave up while we waited: like the API, answer nothing and keep
+                # the scripted reply for the next request.
+                return web.Response()
         refused = self._check_headers(request) or _check_size(raw) or self._refuse_account(body)
         if refused is not None:
             return refused
