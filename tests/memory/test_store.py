@@ -6,6 +6,7 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
+from memory.block import block_order
 from memory.categories import Category
 from memory.ids import is_memory_id
 from memory.items import MemoryNotFound, find_by_subject
@@ -92,6 +93,8 @@ async def test_list_active_is_in_block_order(store):
         "project",
     ]
     assert [m.id for m in listed if m.category == Category.PERSON] == [added[1].id, added[4].id]
+    # The SQL display order and the Python one the block renders with are the same rule.
+    assert listed == sorted(listed, key=block_order)
 
 
 async def test_find_by_subject_ignores_case_and_spacing(store):
