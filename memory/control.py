@@ -1,10 +1,11 @@
 """What the user does to memory directly, without the model."""
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from memory.budget import BlockUsage
-from memory.export import export_document, export_json
+from memory.export import ExportPart, export_parts
 from memory.ids import is_memory_id
 from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
 from memory.models import utcnow
@@ -29,10 +30,9 @@ class MemoryOverview:
 
 @dataclass(frozen=True)
 class ExportFile:
-    """The export of an owner's memories, ready to upload."""
+    """The export of an owner's memories, ready to upload: one file, or a few parts."""
 
-    filename: str
-    data: bytes
+    parts: list[ExportPart]
     total: int
     deleted: int
 
@@ -111,15 +111,15 @@ class MemoryControl:
         return count
 
     async def export(self, owner_id: int) -> ExportFile | None:
-        """Return every memory with all versions as a JSON file, or None if there are none."""
+        """Return every memory with all versions as JSON files, or None if there are none."""
         records = await self._store.export(owner_id)
         if not records:
             return None
-        now = utcnow()
-        document = export_document(owner_id, records, now, await self._switch.is_on(owner_id))
+        enabled = await self._switch.is_on(owner_id)
+        # Serialising and zipping thousands of memories takes seconds: not on the loop.
+        parts = await asyncio.to_thread(export_parts, owner_id, records, utcnow(), enabled)
         return ExportFile(
-            filename=f"memories-{now:%Y-%m-%d}.json",
-            data=export_json(document),
+            parts=parts,
             total=len(records),
             deleted=sum(record.item.deleted_at is not None for record in records),
         )

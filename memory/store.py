@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from memory.block import MemoryBlock
 from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
 from memory.categories import Category
+from memory.export_rows import export_records
 from memory.items import (
     AddMemory,
     Edit,
@@ -234,18 +235,4 @@ class MemoryStore:
 
     async def export(self, owner_id: int) -> list[MemoryRecord]:
         """Return every memory of this owner, deleted ones too, with all their versions."""
-        versions_query = (
-            select(Memory, MemoryVersion)
-            .join(MemoryVersion, MemoryVersion.memory_id == Memory.id)
-            .where(Memory.owner_id == owner_id)
-            .order_by(Memory.created_at, Memory.id, MemoryVersion.version_number)
-        )
-        async with self._sessionmaker() as session:
-            rows = (await session.execute(versions_query)).all()
-        records: dict[str, tuple[Memory, list[MemoryVersion]]] = {}
-        for row in rows:
-            records.setdefault(row.Memory.id, (row.Memory, []))[1].append(row.MemoryVersion)
-        return [
-            MemoryRecord(item_of(memory, versions[-1]), [version_item(v) for v in versions])
-            for memory, versions in records.values()
-        ]
+        return await export_records(self._sessionmaker, owner_id)

@@ -112,19 +112,22 @@ async def clear_memories(update: Update, context: BotContext) -> None:
 
 
 async def export_memories(update: Update, context: BotContext) -> None:
-    """Send a JSON file with every memory and all its versions."""
+    """Send every memory and all its versions as JSON: one file, or a few when it is large."""
     export = await context.services.memory_control.export(owner_id(update))
     if export is None:
         await say(update, context, texts.EXPORT_EMPTY)
         return
     place = place_of(update)
-    await context.bot.send_document(
-        place.chat_id,
-        InputFile(export.data, filename=export.filename),
-        caption=texts.export_caption(export.total, export.deleted),
-        parse_mode=ParseMode.HTML,
-        message_thread_id=place.thread_id,
-    )
+    count = len(export.parts)
+    for number, part in enumerate(export.parts, 1):
+        caption = texts.export_caption(export.total, export.deleted, count, number)
+        await context.bot.send_document(
+            place.chat_id,
+            InputFile(part.data, filename=part.filename),
+            caption=caption,
+            parse_mode=ParseMode.HTML,
+            message_thread_id=place.thread_id,
+        )
 
 
 async def memory_off(update: Update, context: BotContext) -> None:

@@ -224,9 +224,14 @@ def cleared(count: int) -> str:
     )
 
 
-def export_caption(total: int, deleted_count: int) -> str:
-    """Describe the export file."""
-    return f"{count_memories(total)} with every version ({deleted_count} of them deleted)."
+def export_caption(total: int, deleted_count: int, parts: int = 1, part: int = 1) -> str:
+    """Describe the export file, or one of its parts."""
+    about = f"{count_memories(total)} with every version ({deleted_count} of them deleted)."
+    if parts == 1:
+        return about
+    if part == 1:
+        return f"{about} Part 1 of {parts}: each part is a complete JSON document."
+    return f"Part {part} of {parts} of the export."
 
 
 def memory_off(changed: bool, count: int) -> str:

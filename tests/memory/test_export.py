@@ -1,10 +1,18 @@
 """The export document: every memory, deleted ones too, with every version."""
 
+import io
 import json
+import zipfile
 from datetime import UTC, datetime, timedelta
 
 from memory.categories import Category
-from memory.export import EXPORT_FORMAT, export_document, export_json
+from memory.export import (
+    EXPORT_FORMAT,
+    ZIP_OVER_BYTES,
+    export_document,
+    export_json,
+    export_parts,
+)
 from memory.items import MemoryItem, MemoryRecord, MemoryVersionItem
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -77,3 +85,54 @@ def test_export_json_keeps_unicode_readable():
     records = [MemoryRecord(item("uni00001", "Lives in Zürich 🇨🇭"), [])]
     data = export_json(export_document(1, records, T0, True))
     assert "Zürich 🇨🇭".encode() in data
+
+
+def many(count: int, versions: int = 3) -> list[MemoryRecord]:
+    """Return count memories of versions versions each, of about 450 characters a version."""
+    words = "The user mentioned a long project detail with names and places, "
+    return [
+        MemoryRecord(
+            item(f"m{n:07d}", f"{words * 7}{n}"),
+            [MemoryVersionItem(v, f"{words * 7}{n}.{v}", T0, None) for v in range(1, versions + 1)],
+        )
+        for n in range(count)
+    ]
+
+
+def test_a_small_export_is_one_compact_json_file():
+    [part] = export_parts(7, [MemoryRecord(ALEC, [])], T0, memory_enabled=True)
+    assert part.filename == "memories-2026-01-01.json"
+    assert b'{"format":"memory-bot-export","format_version":1,"owner_id":7,' in part.data
+    assert b"\n  " not in part.data  # compact: no indentation
+    assert json.loads(part.data)["memories"][0]["id"] == "alec0001"
+
+
+def test_a_large_export_is_zipped():
+    records = many(1_000)
+    [part] = export_parts(7, records, T0, memory_enabled=True)
+    assert part.filename == "memories-2026-01-01.zip"
+    with zipfile.ZipFile(io.BytesIO(part.data)) as archive:
+        [name] = archive.namelist()
+        document = json.loads(archive.read(name))
+    assert name == "memories-2026-01-01.json" and len(part.data) < ZIP_OVER_BYTES
+    assert [m["id"] for m in document["memories"]] == [r.item.id for r in records]
+    assert "part" not in document
+
+
+def test_an_export_over_the_upload_limit_is_split_into_complete_documents():
+    records = many(300)
+    limit = 100_000  # stands in for Telegram's 50 MB
+    parts = export_parts(7, records, T0, memory_enabled=False, max_part_bytes=limit)
+    assert len(parts) > 2
+    seen = []
+    for number, part in enumerate(parts, 1):
+        assert part.filename == f"memories-2026-01-01-part{number}of{len(parts)}.json"
+        assert len(part.data) <= limit
+        document = json.loads(part.data)
+        assert (document["part"], document["parts"], document["owner_id"]) == (
+            number,
+            len(parts),
+            7,
+        )
+        seen += [m["id"] for m in document["memories"]]
+    assert seen == [r.item.id for r in records]  # each memory once, in order
