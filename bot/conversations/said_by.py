@@ -5,13 +5,18 @@ shows a few words of it still says whose they are: "Mallory"'s words forwarded b
 "Bob" said, not "the user said". The turn's text has them too, but an excerpt cuts them off.
 """
 
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from bot.conversations.blocks import Content
 from memory.block import quoted
 
 # A name in a search result is one quoted line of at most this many characters.
 NAME_CHARACTERS = 64
+# The time line a group member's turn opens with: "[Monday, 23 November 2026, 10:00 UTC; from
+# Bob]". Its date has no ";", so the first "; from " starts the name.
+_TIME_LINE_SPEAKER = re.compile(r"\[[^;\n]*; from (.+)\]")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,18 @@ class SaidBy:
         """Read a said_by column (None: the user's own words, or a turn from before 0010)."""
         known = {field.name for field in fields(cls)}
         return cls(**{k: v for k, v in (values or {}).items() if k in known})
+
+
+def said_by_of(stored: dict[str, Any] | None, content: Content) -> SaidBy:
+    """Read a user's turn's said_by column, or for a turn from before it, its time line's sender.
+
+    The time line is written by the bot, so the name it gives is the sender's.
+    """
+    if stored is not None:
+        return SaidBy.of_stored(stored)
+    first = next((block.get("text", "") for block in content if block.get("type") == "text"), "")
+    named = _TIME_LINE_SPEAKER.fullmatch(str(first).partition("\n")[0])
+    return SaidBy(speaker=named.group(1) if named else None)
 
 
 def _name(name: str) -> str:

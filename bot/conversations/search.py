@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
-from bot.conversations.said_by import SaidBy, split_words, who_said
+from bot.conversations.said_by import said_by_of, split_words, who_said
 from memory.search_terms import excerpt, excerpt_found, fts5_query, query_terms, tsquery
 
 # The turns of the conversation in progress the model still has are left out in SQL, before
@@ -59,7 +59,7 @@ class TurnHit:
 
 def _hit(row: Row, terms: list[tuple[str, ...]]) -> TurnHit:
     """Build a hit from a turn's row: whose words, and the words around the match."""
-    said_by = SaidBy.of_stored(row.said_by)
+    said_by = said_by_of(row.said_by, row.content)
     words = turn_words(row.role, row.content)
     own, quote = split_words(words, said_by) if row.role == "user" else (words, "")
     in_own, in_quote = (excerpt(part, terms) for part in (own, quote))

@@ -84,3 +84,13 @@ async def test_in_a_group_each_members_words_keep_their_name_and_quotes_their_au
     assert lease.excerpt.endswith("the lease of the office ends")
     [_, answer] = await past.search(GROUP, "ok", 10)
     assert answer.who == "you said"
+
+
+async def test_a_group_turn_stored_before_said_by_is_named_by_its_time_line(sessionmaker):
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    line = "[Monday, 23 November 2026, 10:00 UTC; from Bob [he/him]]\nThe lease ends in May"
+    await conversations.store_user_message(
+        ChatThread(GROUP), GROUP, [{"type": "text", "text": line}]
+    )
+    [hit] = await ConversationSearch(sessionmaker).search(GROUP, "lease", 10)
+    assert (hit.who, hit.excerpt) == ('"Bob [he/him]" said', "The lease ends in May")
