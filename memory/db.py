@@ -12,6 +12,8 @@ from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from memory.sqlite_driver import one_trip_dbapi
+
 logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
@@ -148,11 +150,14 @@ def create_engine(url: str | URL) -> AsyncEngine:
         # SQLite takes one writer at a time. One connection queues our transactions on the pool,
         # which wakes the next at once, instead of in SQLite's busy handler, which sleeps up to
         # 100 ms between tries; the busy timeout still covers other processes.
+        # Each statement in one trip to aiosqlite's thread, not four (memory/sqlite_driver.py).
+        driver = one_trip_dbapi()
         engine = create_async_engine(
             parsed,
             pool_size=1,
             max_overflow=0,
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            **({"module": driver} if driver is not None else {}),
         )
         event.listen(engine.sync_engine, "connect", _enable_sqlite_pragmas)
         return engine

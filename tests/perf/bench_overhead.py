@@ -148,20 +148,32 @@ def reference_row(samples: Samples, streamed: bool) -> Row:
     )
 
 
-def ratio_row(p50s: list[float], reference: Samples, streamed_reference: Samples) -> Row:
-    """Return the bot rows' median p50 over the reference's, and over the streamed one's."""
+def ratio_row(
+    p50s: list[float], cpus: list[float], reference: Samples, streamed_reference: Samples
+) -> Row:
+    """Return the bot rows' median p50 over the streamed reference's (the bot streams too).
+
+    Both references are measured in the same run, so a busy machine slows them alike; the
+    details add the CPU time per message, which a busy machine disturbs less.
+    """
     bot = statistics.median(p50s)
     ratio = bot / percentile(reference.total, 50)
     streamed = bot / percentile(streamed_reference.total, 50)
+    cpu = statistics.median(cpus)
     return Row(
         key="overhead",
         figure="1. Bot overhead over the reference, p50 (median of the rows above), streamed",
-        value=f"{ratio:.2f}x ({streamed:.2f}x the streamed reference)",
+        value=f"{streamed:.2f}x the streamed reference ({ratio:.2f}x the messages.create one)",
         numbers=(ratio, streamed),
         target=f"<= {RATIO_TARGET:g}x",
-        met=ratio <= RATIO_TARGET,
+        met=streamed <= RATIO_TARGET,
         command=command("overhead"),
-        details=(f"bot p50 {ms(bot)}, each row: {', '.join(ms(p) for p in p50s)}",),
+        details=(
+            f"bot p50 {ms(bot)}, each row: {', '.join(ms(p) for p in p50s)}",
+            f"CPU per message: bot {ms(cpu)}, streamed reference {ms(streamed_reference.cpu)} "
+            f"({cpu / streamed_reference.cpu:.2f}x), messages.create reference "
+            f"{ms(reference.cpu)}",
+        ),
     )
 
 
@@ -170,12 +182,13 @@ async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
     result: list[Row] = []
     floor = await measure(config, workdir, fakes, "sqlite", 0, floor=True, streamed=False)
     floor_streamed = await measure(config, workdir, fakes, "sqlite", 0, floor=True)
-    p50s = []
+    p50s, cpus = [], []
     for backend in config.backends:
         for memories in config.memories:
             samples = await measure(config, workdir, fakes, backend, memories)
             result += rows(backend, memories, samples)
             p50s.append(percentile(samples.total, 50))
+            cpus.append(samples.cpu)
     result += [reference_row(floor, streamed=False), reference_row(floor_streamed, streamed=True)]
-    result.append(ratio_row(p50s, floor, floor_streamed))
+    result.append(ratio_row(p50s, cpus, floor, floor_streamed))
     return result

@@ -1,0 +1,69 @@
+"""SQLite statements make one trip to aiosqlite's thread, with SQLAlchemy's results and errors."""
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from memory.db import create_engine
+from memory.sqlite_driver import OneTripConnection, supported
+
+pytestmark = pytest.mark.skipif(not supported(), reason="SQLAlchemy's stock adapter is in use")
+
+
+@pytest.fixture
+async def sqlite_engine(tmp_path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'trips.db'}")
+    yield engine
+    await engine.dispose()
+
+
+async def test_a_statement_is_one_trip_to_the_thread(sqlite_engine):
+    async with sqlite_engine.begin() as connection:
+        await connection.execute(text("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)"))
+        raw = await connection.get_raw_connection()
+        assert isinstance(raw.dbapi_connection, OneTripConnection)
+        driver = raw.driver_connection
+        trips = []
+        execute = driver._execute
+
+        async def counted(fn, *args, **kwargs):
+            trips.append(fn)
+            return await execute(fn, *args, **kwargs)
+
+        driver._execute = counted
+        try:
+            rows = await connection.execute(
+                text("INSERT INTO t (b) VALUES ('x'), ('y') RETURNING a")
+            )
+            assert rows.scalars().all() == [1, 2]
+            assert len(trips) == 1  # the stock adapter takes four: cursor, execute, fetch, close
+        finally:
+            del driver._execute
+
+
+async def test_results_rowcounts_many_rows_and_errors_are_sqlalchemys(sqlite_engine):
+    async with sqlite_engine.begin() as connection:
+        await connection.execute(text("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)"))
+        inserted = await connection.execute(
+            text("INSERT INTO t (b) VALUES (:b)"), [{"b": str(n)} for n in range(50)]
+        )
+        assert inserted.rowcount == 50
+        one = await connection.execute(text("INSERT INTO t (b) VALUES ('last')"))
+        assert (one.rowcount, one.lastrowid) == (1, 51)
+        updated = await connection.execute(text("UPDATE t SET b = 'even' WHERE a % 2 = 0"))
+        assert updated.rowcount == 25
+        result = await connection.execute(text("SELECT a FROM t ORDER BY a"))
+        assert result.fetchone() == (1,)
+        assert result.fetchmany(2) == [(2,), (3,)]
+        assert len(result.fetchall()) == 48
+        with pytest.raises(IntegrityError):
+            await connection.execute(text("INSERT INTO t (a, b) VALUES (1, 'again')"))
+
+
+async def test_a_rollback_undoes_what_the_transaction_wrote(sqlite_engine):
+    async with sqlite_engine.begin() as connection:
+        await connection.execute(text("CREATE TABLE t (a INTEGER)"))
+    async with sqlite_engine.connect() as connection:
+        await connection.execute(text("INSERT INTO t VALUES (1)"))
+        await connection.rollback()
+        assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar() == 0
