@@ -26,6 +26,7 @@ from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
 from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
+from bot.conversations.leases import TurnLeases
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
 from bot.reminders.due import Clock as ReminderClock
@@ -41,10 +42,11 @@ from bot.telegram.downloads import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import Guard
 from bot.telegram.lifecycle import (
-    answer_unanswered,
     forget_old_conversations,
     install_stop_signals,
     remove_stop_signals,
+    start_leases,
+    stop_leases,
 )
 from bot.telegram.memory_buttons import on_button
 from bot.telegram.memory_commands import memory_command
@@ -154,6 +156,7 @@ def build_services(
         memories=memories,
         memory_control=control,
         reminders=reminders,
+        leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
     )
 
 
@@ -179,7 +182,7 @@ async def post_init(application: BotApplication) -> None:
     await remove_crash_leftovers(settings)
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
-    data.recovery = asyncio.create_task(answer_unanswered(application))
+    start_leases(application)
     reminders = data.services.reminders
     outlet = TelegramOutlet(application)
     due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm)
@@ -216,6 +219,7 @@ async def post_shutdown(application: BotApplication) -> None:
         await asyncio.wait({recovery}, timeout=RECOVERY_WAIT_SECONDS)
         if recovery.done() and not recovery.cancelled() and recovery.exception():
             logger.error("answering after the restart failed", exc_info=recovery.exception())
+    await stop_leases(application)
     await data.services.anthropic.close()
     await data.services.engine.dispose()
 

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     conversation_idle_minutes: int = Field(default=120, ge=1, le=525_600)  # a year
     history_token_budget: int = Field(default=24_000, ge=2_000, le=150_000)
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
+    turn_lease_seconds: float = Field(default=30, ge=1, le=3600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
     # The memory block's room in the system prompt; what does not fit is archived, not lost.
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300, le=50_000)

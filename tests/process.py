@@ -63,6 +63,7 @@ class BotProcess:
         self._process: asyncio.subprocess.Process | None = None
         self._chunks: list[bytes] = []
         self._reader: asyncio.Task | None = None
+        self._grew = asyncio.Event()
 
     @property
     def process(self) -> asyncio.subprocess.Process:
@@ -95,6 +96,29 @@ class BotProcess:
         assert self.process.stdout is not None  # spawned with stdout=PIPE
         while chunk := await self.process.stdout.read(65536):
             self._chunks.append(chunk)
+            self._grew.set()
+            self._grew = asyncio.Event()
+        self._grew.set()
+
+    async def wait_for_output(self, words: str, count: int = 1, timeout: float = 60) -> None:  # noqa: ASYNC109
+        """Wait until the output says words count times (or the process ends)."""
+        try:
+            async with asyncio.timeout(timeout):
+                while self.output.count(words) < count:
+                    if self._reader is not None and self._reader.done():
+                        break
+                    await self._grew.wait()
+        except TimeoutError:
+            pass
+        if self.output.count(words) < count:
+            raise AssertionError(f"did not say {words!r} {count} time(s):\n{self.output}")
+
+    async def exited(self, timeout: float = 60) -> int:  # noqa: ASYNC109
+        """Wait for the process to exit by itself (after a signal sent earlier); return its code."""
+        assert self.process is not None and self._reader is not None, "start() first"
+        code = await asyncio.wait_for(self.process.wait(), timeout=timeout)
+        await self._reader
+        return code
 
     async def stop(self, signum: int = signal.SIGTERM, timeout: float = 60) -> int:  # noqa: ASYNC109
         """Send a signal, wait for the exit, and return the exit code."""

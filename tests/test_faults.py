@@ -5,6 +5,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from bot.agent.user_turn import IncomingMessage, user_turn_content
+from bot.conversations.leases import TurnLeases
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
 from bot.log_setup import OWN_LOGGERS, configure_logging
@@ -138,15 +139,19 @@ async def test_secrets_never_reach_the_logs(harness):
 async def start_with_a_message_left_unanswered(
     start_bot, fakes, database_url, **settings
 ) -> BotHarness:
-    """Store a user's message as a crash would leave it, then start the bot."""
+    """Store a user's message as a stop past its grace period leaves it, then start the bot."""
     _, model = fakes
     await upgrade_database_async(database_url)
     engine = create_engine(database_url)
     try:
-        conversations = ConversationStore(create_sessionmaker(engine), timedelta(hours=1))
+        sessionmaker = create_sessionmaker(engine)
+        conversations = ConversationStore(sessionmaker, timedelta(hours=1))
+        leases = TurnLeases(sessionmaker, timedelta(seconds=30))
+        assert await leases.take(OWNER) is not None
         content = user_turn_content(IncomingMessage("are you there?"), datetime.now(UTC))
         ref = MessageRef("111:1:1763900000", 1, sender_id=OWNER)
         await conversations.store_user_message(ChatThread(OWNER), OWNER, content, ref)
+        assert await leases.hand_back() == 1
     finally:
         await engine.dispose()
     model.default = text("Yes, back now.")

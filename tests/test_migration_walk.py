@@ -161,6 +161,11 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "rendered_at": LATER, "memory_ids": ["sara0002"]},
         ],
     },
+    "0012": {
+        "turn_leases": [
+            {"chat_id": 111, "holder": "host:1:abcd", "expires_at": LATER, "incarnation": 7},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -280,7 +285,9 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
         code, output = await _run(sys.executable, "-m", "alembic", "downgrade", "0002", env=env)
         assert code == 0, output
         after, _ = await _read(engine)
-        later_tables = {"agent_memory_blocks", "reminders", "reminder_fires", "owner_zones"}
+        later_tables = {
+            "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
+        }  # fmt: skip
         assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)
     finally:

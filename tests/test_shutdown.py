@@ -75,7 +75,8 @@ async def test_sigterm_grace_period_is_bounded_and_the_message_answered_after_re
 async def test_kill_9_mid_turn_then_restart_continues_the_conversation(fakes, tmp_path):
     tg, model = fakes
     url, sync_url = sqlite_url(tmp_path)
-    env = bot_environment(tg, model, url)
+    # The killed process's lease runs out 2 s after its last renewal; then the turn is taken on.
+    env = bot_environment(tg, model, url, TURN_LEASE_SECONDS="2")
     bot = await BotProcess(env, tmp_path).start()
     model.script(
         tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"})

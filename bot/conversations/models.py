@@ -68,3 +68,17 @@ class Turn(Base):
         Index("ix_conversation_turns_conversation", "conversation_id", "id"),
         Index("ix_conversation_turns_owner", "owner_id", "id"),
     )
+
+
+class TurnLease(Base):
+    """A chat whose turn a process is answering (holder), or left unfinished (holder NULL)."""
+
+    __tablename__ = "turn_leases"
+
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    # The process answering, until expires_at unless it renews; NULL: it let go at shutdown.
+    holder: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    # Which copy of the database the row was written in: a restore from a backup changes it,
+    # and a turn from before a restore may have been answered after the backup was taken.
+    incarnation: Mapped[int] = mapped_column(BigInteger, nullable=False)

@@ -55,6 +55,10 @@ class Albums:
             del self._timers[place]
         await answer()
 
+    def pending(self, chat_id: int) -> bool:
+        """Tell whether an album of the chat waits for its answer."""
+        return any(place.chat_id == chat_id for place in self._timers)
+
     def cancel(self) -> None:
         """Drop the timers at shutdown; the stored items are answered after the restart."""
         for task in self._timers.values():

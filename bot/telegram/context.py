@@ -11,12 +11,14 @@ from telegram import Update
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
+from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
 from bot.telegram.albums import Albums
 from bot.telegram.cooldown import Clock, Cooldown
 from bot.telegram.drafts import Drafts
+from bot.telegram.leases import LeaseKeeper
 from memory.control import MemoryControl
 from memory.store import MemoryStore
 
@@ -42,6 +44,7 @@ class Services:
     memories: MemoryStore
     memory_control: MemoryControl
     reminders: ReminderTools
+    leases: TurnLeases
     # Which chats see drafts; it remembers refusals, so there is one per process.
     drafts: Drafts = field(init=False)
     # Which chats were told of which model account problem this hour (build_application
@@ -62,6 +65,8 @@ class BotData:
     albums: Albums = field(default_factory=Albums)
     recovery: asyncio.Task[None] | None = None  # answering what the last run left unanswered
     due_loop: asyncio.Task[None] | None = None  # sending reminders when they are due
+    leases: LeaseKeeper | None = None  # this process's chat leases (bot.telegram.leases)
+    lease_loop: asyncio.Task[None] | None = None  # renewing them, taking on left-over turns
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, BotData]):

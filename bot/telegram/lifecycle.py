@@ -1,13 +1,18 @@
-"""Start-up and shutdown work: answer what a crash left unanswered, stop within a grace period."""
+"""Start-up and shutdown work: leases and left-over turns, stopping within a grace period."""
 
 import asyncio
 import logging
 import signal
 from datetime import timedelta
+from functools import partial
 
+from telegram.error import TelegramError
+
+from bot.conversations.leases import Taken
 from bot.conversations.snapshot import Unanswered
 from bot.telegram.context import BotApplication, BotContext
-from bot.telegram.delivery import answer_if_unanswered
+from bot.telegram.delivery import deliver_answer
+from bot.telegram.leases import LeaseKeeper
 from bot.telegram.processing import lanes
 from memory.models import utcnow
 
@@ -23,28 +28,67 @@ def still_allowed(pending: Unanswered, allowed: frozenset[int]) -> bool:
     return sender in allowed
 
 
-async def answer_unanswered(application: BotApplication) -> None:
-    """Answer messages that a crash or a stop left stored but unanswered."""
+async def answer_left_over(application: BotApplication, chat_id: int, taken: Taken) -> None:
+    """Answer the messages a gone process left unanswered in the chat (not after a restore)."""
+    if taken.restored:
+        logger.info(
+            "chat %s: not answering a turn from before the database was restored (its answer "
+            "may have been sent after the backup was taken)",
+            chat_id,
+        )
+        return
     services = application.bot_data.services
     allowed = services.settings.allowed_user_ids
-    everything = await services.conversations.unanswered()
+    everything = [
+        p for p in await services.conversations.unanswered() if p.conversation.chat_id == chat_id
+    ]
     pending = [p.conversation for p in everything if still_allowed(p, allowed)]
     if len(pending) < len(everything):
         logger.info("not answering %d message(s) from users no longer allowed",
                     len(everything) - len(pending))  # fmt: skip
-    if pending:
-        logger.info("answering %d message(s) left unanswered by the last run", len(pending))
-    results = await asyncio.gather(
-        *(answer_if_unanswered(application, c.place, c.id) for c in pending),
-        return_exceptions=True,
-    )
-    for conversation, result in zip(pending, results, strict=True):
-        if isinstance(result, Exception):
+    for conversation in pending:
+        logger.info("answering a message a stopped process left unanswered in chat %s", chat_id)
+        # Read it again: a newer message may have answered or compacted it. The caller holds
+        # the chat's turn already (its lane and its lease).
+        snapshot = await services.conversations.snapshot(conversation.id)
+        if not snapshot.unanswered:
+            continue
+        answer = partial(services.chat.answer, snapshot)
+        try:
+            await deliver_answer(
+                application.bot, conversation.place, answer, services.drafts,
+                services.account_notices,
+            )  # fmt: skip
+        except TelegramError:
             logger.error(
-                "could not answer conversation %s after the restart",
-                conversation.id,
-                exc_info=result,
-            )
+                "could not answer conversation %s after the restart", conversation.id,
+                exc_info=True,
+            )  # fmt: skip
+
+
+def start_leases(application: BotApplication) -> LeaseKeeper:
+    """Hold each chat's lease around its turns; answer left-over turns now and every tick."""
+    data = application.bot_data
+    processor = lanes(application)
+    keeper = LeaseKeeper(
+        data.services.leases, partial(answer_left_over, application), keep=data.albums.pending
+    )
+    keeper.schedule = lambda chat_id: processor.run_exclusive(chat_id, asyncio.sleep(0))
+    processor.gate = keeper
+    data.leases = keeper
+    data.recovery = asyncio.create_task(keeper.first_sweep())
+    data.lease_loop = asyncio.create_task(keeper.run())
+    return keeper
+
+
+async def stop_leases(application: BotApplication) -> None:
+    """Stop renewing, and hand back the turns not finished, so the next process answers them."""
+    data = application.bot_data
+    if data.lease_loop is not None:
+        data.lease_loop.cancel()
+        await asyncio.wait({data.lease_loop})
+    if data.leases is not None:
+        await data.leases.hand_back()
 
 
 async def forget_old_conversations(context: BotContext) -> None:
@@ -69,6 +113,9 @@ async def stop_gracefully(application: BotApplication, grace_seconds: float) -> 
     while not application.update_queue.empty() and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
     await asyncio.sleep(0)
+    # Leases are still renewed while turns finish, but no new left-over turns are taken on.
+    if application.bot_data.leases is not None:
+        application.bot_data.leases.stopping = True
     await lanes(application).drain(max(0.0, deadline - loop.time()))
     application.stop_running()
 

@@ -4,7 +4,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from telegram import Update
 from telegram.ext import Application, BaseUpdateProcessor
@@ -17,6 +18,14 @@ def chat_key(update: object) -> int | None:
     if isinstance(update, Update) and update.effective_chat is not None:
         return update.effective_chat.id
     return None
+
+
+class ChatGate(Protocol):
+    """What a chat's turn holds besides this process's lock: its lease in the database."""
+
+    def hold(self, chat_id: int) -> AbstractAsyncContextManager[None]:
+        """Hold the chat's turn for the length of the block."""
+        ...
 
 
 class PerChatUpdateProcessor(BaseUpdateProcessor):
@@ -34,6 +43,8 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._running: set[asyncio.Task] = set()
         self._idle = asyncio.Event()  # set while nothing is queued or running
         self._idle.set()
+        # Set at start-up: other processes' turns of a chat come before this one's.
+        self.gate: ChatGate | None = None
 
     async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
         self, update: object, coroutine: Awaitable[Any]
@@ -69,12 +80,18 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
     async def _in_turn(self, key: int | None, coroutine: Awaitable[Any]) -> Any:
         """Await coroutine in the chat's turn and a slot, or close it if it never ran."""
         try:
-            async with self._chat_turn(key), self._semaphore:
+            async with self._chat_turn(key), self._gated(key), self._semaphore:
                 return await coroutine
         finally:
             # Cancelled while waiting (a shutdown past its grace period): never started.
             if asyncio.iscoroutine(coroutine):
                 coroutine.close()
+
+    def _gated(self, key: int | None) -> AbstractAsyncContextManager[None]:
+        """Hold the chat's turn through the gate, if there is one."""
+        if key is None or self.gate is None:
+            return contextlib.nullcontext()
+        return self.gate.hold(key)
 
     @contextlib.asynccontextmanager
     async def _chat_turn(self, key: int | None) -> AsyncIterator[None]:

@@ -547,6 +547,7 @@ class FakeAnthropic:
         self.max_in_flight = 0
         self._queue: list[Script] = []
         self._changed = asyncio.Event()
+        self._gate: asyncio.Event | None = None
         self._runner: web.AppRunner | None = None
         self._port = 0
 
@@ -585,6 +586,16 @@ class FakeAnthropic:
     def script(self, *replies: Script) -> None:
         """Queue replies for the next valid /v1/messages calls, first in first out."""
         self._queue.extend(replies)
+
+    def hold(self) -> None:
+        """Keep every /v1/messages call waiting (after it is recorded) until release()."""
+        self._gate = asyncio.Event()
+
+    def release(self) -> None:
+        """Let the held calls, and every later one, answer."""
+        if self._gate is not None:
+            self._gate.set()
+            self._gate = None
 
     def remaining(self) -> int:
         """Return how many scripted replies are still unused."""
@@ -696,6 +707,8 @@ class FakeAnthropic:
     async def _answer(
         self, request: web.Request, raw: bytes, body: dict[str, Any]
     ) -> web.StreamResponse:
+        if self._gate is not None:
+            await self._gate.wait()
         if self.latency:
             await asyncio.sleep(self.latency)
             if request.transport is None or request.transport.is_closing():

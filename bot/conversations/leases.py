@@ -1,0 +1,147 @@
+"""Turn leases: a chat's turn belongs to one process at a time, for as long as it renews.
+
+A process takes a chat's lease before it stores anything of a turn and gives it up when the
+turn is over. While it lives it renews its leases; at shutdown it hands back the ones it did
+not finish (holder NULL). A lease whose holder is gone (handed back, or not renewed in time)
+is a turn left unfinished: the next process to take it answers what was left first.
+"""
+
+import os
+import secrets
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, delete, literal_column, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+
+from bot.conversations.models import TurnLease
+from memory.db import affected
+from memory.models import utcnow
+
+# What tells two copies of a database apart: Postgres gives a restored table a new oid, and
+# SQLite's backup API (the shell's .restore) and VACUUM move the schema cookie on.
+INCARNATION = {
+    "postgresql": "(SELECT 'turn_leases'::regclass::oid::bigint)",
+    "sqlite": "(SELECT schema_version FROM pragma_schema_version())",
+}
+
+
+def holder_name() -> str:
+    """Return a name for this process that no other process, here or elsewhere, shares."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A lease just taken; left_over when a gone process left the chat's turn unfinished."""
+
+    left_over: bool = False
+    # The row predates a restore from a backup: its turn may have been answered since.
+    restored: bool = False
+
+
+def _incarnation(connection: AsyncConnection) -> ColumnElement[int]:
+    """Return SQL for the current copy of the database."""
+    return literal_column(INCARNATION[connection.dialect.name])
+
+
+class TurnLeases:
+    """Take, renew, release and hand back this process's chat leases."""
+
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        ttl: timedelta,
+        holder: str | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self._sessionmaker = sessionmaker
+        self.ttl = ttl
+        self.holder = holder or holder_name()
+        self._clock = clock
+
+    async def take(self, chat_id: int) -> Taken | None:
+        """Take the chat's lease, or return None while another live process holds it."""
+        now = self._clock()
+        async with self._sessionmaker.begin() as session:
+            connection = await session.connection()
+            if await self._insert(connection, chat_id, now):
+                return Taken()
+            current = _incarnation(connection).label("current")
+            row = (
+                await connection.execute(
+                    select(TurnLease.holder, TurnLease.expires_at, TurnLease.incarnation, current)
+                    .where(TurnLease.chat_id == chat_id)
+                )
+            ).one_or_none()  # fmt: skip
+            if row is None:
+                return None  # released just now: the caller asks again
+            if row.holder == self.holder:
+                return Taken()
+            gone = or_(TurnLease.holder.is_(None), TurnLease.expires_at <= now)
+            taken = await connection.execute(
+                update(TurnLease)
+                .where(TurnLease.chat_id == chat_id, gone)
+                .values(self._values(connection, now))
+            )
+            if not affected(taken):
+                return None
+            return Taken(left_over=True, restored=row.incarnation != row.current)
+
+    def _values(self, connection: AsyncConnection, now: datetime) -> dict:
+        """Return the columns of a lease this process holds from now."""
+        return {
+            "holder": self.holder,
+            "expires_at": now + self.ttl,
+            "incarnation": _incarnation(connection),
+        }
+
+    async def _insert(self, connection: AsyncConnection, chat_id: int, now: datetime) -> bool:
+        """Insert the chat's lease unless a row exists; tell whether it was inserted."""
+        insert = postgres_insert if connection.dialect.name == "postgresql" else sqlite_insert
+        values = {"chat_id": chat_id, **self._values(connection, now)}
+        statement = insert(TurnLease).values(values).on_conflict_do_nothing()
+        inserted = await connection.execute(statement.returning(TurnLease.chat_id))
+        return inserted.first() is not None
+
+    async def renew(self) -> int:
+        """Extend every lease this process holds by the lease time; return how many."""
+        async with self._sessionmaker.begin() as session:
+            result = await session.execute(
+                update(TurnLease)
+                .where(TurnLease.holder == self.holder)
+                .values(expires_at=self._clock() + self.ttl)
+            )
+            return affected(result)
+
+    async def release(self, chat_id: int) -> None:
+        """Give up the chat's lease: its turn is over."""
+        async with self._sessionmaker.begin() as session:
+            await session.execute(
+                delete(TurnLease).where(
+                    TurnLease.chat_id == chat_id, TurnLease.holder == self.holder
+                )
+            )
+
+    async def hand_back(self) -> int:
+        """Let go of every lease still held, so another process answers them now; say how many."""
+        async with self._sessionmaker.begin() as session:
+            result = await session.execute(
+                update(TurnLease)
+                .where(TurnLease.holder == self.holder)
+                .values(holder=None, expires_at=self._clock())
+            )
+            return affected(result)
+
+    async def left_over(self) -> list[int]:
+        """Return the chats whose lease's holder is gone: handed back or not renewed in time."""
+        gone = or_(TurnLease.holder.is_(None), TurnLease.expires_at <= self._clock())
+        async with self._sessionmaker() as session:
+            found = await session.scalars(
+                select(TurnLease.chat_id).where(gone).order_by(TurnLease.expires_at)
+            )
+            return list(found)

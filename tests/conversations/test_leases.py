@@ -1,0 +1,114 @@
+"""Turn leases: one process's while it renews, another's once it is gone, never after a restore."""
+
+import asyncio
+import sqlite3
+import subprocess
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.conversations.leases import Taken, TurnLeases
+from tests.conversations.test_store import Clock
+
+TTL = timedelta(seconds=30)
+CHAT = 5
+
+
+def two_processes(sessionmaker, clock: Clock) -> tuple[TurnLeases, TurnLeases]:
+    """Return the leases of an old and a new process on one database and one clock."""
+    return (
+        TurnLeases(sessionmaker, TTL, "old:1:aaaa", clock),
+        TurnLeases(sessionmaker, TTL, "new:2:bbbb", clock),
+    )
+
+
+async def test_a_lease_is_its_holders_while_it_renews_and_free_once_it_lapses(sessionmaker):
+    clock = Clock()
+    old, new = two_processes(sessionmaker, clock)
+    assert await old.take(CHAT) == Taken()
+    assert await old.take(CHAT) == Taken()  # its own again: nothing left over
+    assert await new.take(CHAT) is None
+    for _ in range(4):  # two lease times, renewed every third of one
+        clock.now += TTL / 3
+        assert await old.renew() == 1
+        assert await new.take(CHAT) is None
+        assert await new.left_over() == []
+    clock.now += TTL
+    assert await new.left_over() == [CHAT]
+    assert await new.take(CHAT) == Taken(left_over=True)
+    # The old holder is gone as far as the database knows: it renews nothing any more.
+    assert await old.renew() == 0
+    assert await old.take(CHAT) is None
+
+
+async def test_a_released_lease_is_taken_fresh_and_a_handed_back_one_at_once(sessionmaker):
+    clock = Clock()
+    old, new = two_processes(sessionmaker, clock)
+    await old.take(CHAT)
+    await old.release(CHAT)
+    assert await new.take(CHAT) == Taken()
+    await new.release(CHAT)
+
+    await old.take(CHAT)
+    await old.take(CHAT + 1)
+    assert await old.hand_back() == 2
+    assert sorted(await new.left_over()) == [CHAT, CHAT + 1]
+    assert await new.take(CHAT) == Taken(left_over=True)
+    # Releasing someone else's lease does nothing.
+    await old.release(CHAT)
+    assert await old.take(CHAT) is None
+
+
+async def _restore_copy(database_url: str, tmp_path: Path, take_backup) -> None:
+    """Back the database up with take_backup's commands, and restore it the documented way."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and url.database:
+        backup = tmp_path / "backup.db"
+        with closing(sqlite3.connect(url.database)) as live, closing(sqlite3.connect(backup)) as b:
+            live.backup(b)
+        await take_backup()
+        with closing(sqlite3.connect(backup)) as b, closing(sqlite3.connect(url.database)) as live:
+            b.backup(live)  # what the sqlite3 shell's .restore does
+        return
+    dump = tmp_path / "bot.dump"
+    run = subprocess.run
+    await asyncio.to_thread(
+        run, ["pg_dump", "--format=custom", "--no-owner", f"--file={dump}", database_url],
+        check=True,
+    )  # fmt: skip
+    await take_backup()
+    await asyncio.to_thread(
+        run, ["pg_restore", "--clean", "--if-exists", "--no-owner", f"--dbname={database_url}",
+              str(dump)], check=True,
+    )  # fmt: skip
+
+
+async def test_a_lease_from_before_a_restore_is_left_over_but_marked_restored(
+    sessionmaker, engine, database_url, tmp_path
+):
+    clock = Clock()
+    old, new = two_processes(sessionmaker, clock)
+    await old.take(CHAT)
+
+    async def then_the_turn_ends() -> None:
+        await old.release(CHAT)
+
+    # The backup is taken mid-turn; the turn ends (and is answered) after it.
+    await engine.dispose()
+    await _restore_copy(database_url, tmp_path, then_the_turn_ends)
+    await engine.dispose()
+    clock.now += TTL
+    assert await new.left_over() == [CHAT]
+    assert await new.take(CHAT) == Taken(left_over=True, restored=True)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_crash_leaves_the_same_copy_so_its_turn_is_not_marked_restored(sessionmaker):
+    clock = Clock()
+    old, new = two_processes(sessionmaker, clock)
+    await old.take(CHAT)
+    clock.now += TTL
+    assert await new.take(CHAT) == Taken(left_over=True, restored=False)

@@ -1,0 +1,131 @@
+"""Deploys and restarts: one answer per message when processes overlap or follow at once.
+
+Real `python -m bot` processes on both engines, polling and webhook. Leases last 2 s here
+(TURN_LEASE_SECONDS), so an overlap of a few lease times exercises what a 30-second deploy
+overlap does with the default 30 s: the old process renews the turn it works on, and the new
+one waits for it instead of taking it for a crash's left-over.
+"""
+
+import json
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text as sql
+
+from memory.db import create_engine
+from tests.fakes.anthropic_server import text
+from tests.harness import OWNER
+from tests.process import BotProcess, bot_environment
+from tests.test_webhook import free_port, message_update, post
+
+LEASE_SECONDS = "2"
+# Renewals the old process makes while both run: six a lease time, so over two lease times.
+RENEWALS = 14
+
+
+def echo(body: dict) -> object:
+    """Answer with the question: the newest user text's last line."""
+    last = body["messages"][-1]["content"]
+    words = last if isinstance(last, str) else last[-1]["text"]
+    return text(f"answer to: {words.splitlines()[-1]}")
+
+
+@dataclass
+class Deploy:
+    """Starts bot processes one way (polling or webhook) on one database."""
+
+    fakes: tuple
+    database_url: str
+    tmp_path: Path
+    mode: str
+    endpoints: dict = field(default_factory=dict)
+
+    async def start(self) -> BotProcess:
+        """Start a process and wait until Telegram's updates reach it."""
+        tg, model = self.fakes
+        # A grace period longer than a busy machine takes to start the next process.
+        extra = {"TURN_LEASE_SECONDS": LEASE_SECONDS, "SHUTDOWN_GRACE_SECONDS": "60"}
+        if self.mode == "webhook":
+            port = free_port()
+            extra |= {"WEBHOOK_URL": f"http://127.0.0.1:{port}", "WEBHOOK_LISTEN": "127.0.0.1",
+                      "PORT": str(port)}  # fmt: skip
+        bot = BotProcess(bot_environment(tg, model, self.database_url, **extra), self.tmp_path)
+        await bot.start()
+        await bot.wait_for_output("started as")
+        if self.mode == "webhook":
+            self.endpoints[bot] = f"http://127.0.0.1:{port}/telegram"
+            await tg.wait_for_call("setWebhook", count=len(self.endpoints), timeout=60)
+        return bot
+
+    async def send(self, bot: BotProcess, words: str) -> None:
+        """Send a message from OWNER the way this process receives updates."""
+        tg, _ = self.fakes
+        if self.mode == "polling":
+            tg.push_message(OWNER, words)
+        else:
+            assert await post(tg, self.endpoints[bot], message_update(OWNER, words)) == 200
+
+
+@pytest.fixture(params=["polling", "webhook"])
+def deploy(request, fakes, database_url, tmp_path) -> Deploy:
+    return Deploy(fakes, database_url, tmp_path, request.param)
+
+
+async def history(database_url: str) -> list[tuple[str, str]]:
+    """Return every stored turn's role and last line of text, in the order stored."""
+    engine = create_engine(database_url)
+    try:
+        async with engine.connect() as connection:
+            rows = await connection.execute(
+                sql("SELECT role, content FROM conversation_turns ORDER BY id")
+            )
+            turns = [(role, json.loads(c) if isinstance(c, str) else c) for role, c in rows]
+            return [(role, content[-1]["text"].splitlines()[-1]) for role, content in turns]
+    finally:
+        await engine.dispose()
+
+
+def answered(*questions: str) -> list[tuple[str, str]]:
+    """Return the well-ordered history of these questions, each answered once."""
+    return [turn for q in questions for turn in (("user", q), ("assistant", f"answer to: {q}"))]
+
+
+async def test_an_overlap_then_a_sigterm_and_an_immediate_start_answer_each_message_once(
+    deploy,
+):
+    tg, model = deploy.fakes
+    model.default = echo
+    model.hold()
+    first = await deploy.start()
+    await deploy.send(first, "one")
+    await model.wait_for_requests(1, timeout=60)
+
+    # A deploy's overlap: both run for several lease times while the first one's turn is in
+    # progress; the second neither takes that turn nor answers its next message before it ends.
+    second = await deploy.start()
+    await first.wait_for_output("renewed 1 lease(s)", count=RENEWALS, timeout=60)
+    assert len(model.requests) == 1, second.output
+    await deploy.send(second, "two")
+    model.release()
+    await tg.wait_for_messages(OWNER, count=2, timeout=60)
+    assert await first.stop() == 0, first.output  # the overlap ends
+
+    # The host stops the second mid-turn and starts a third at once.
+    model.hold()
+    await deploy.send(second, "three")
+    await model.wait_for_requests(3, timeout=60)
+    second.process.send_signal(signal.SIGTERM)
+    third = await deploy.start()
+    await deploy.send(third, "four")
+    await third.wait_for_output("another process is answering it", timeout=30)
+    model.release()
+    await tg.wait_for_messages(OWNER, count=4, timeout=60)
+    assert await second.exited() == 0, second.output
+    assert await third.stop() == 0, third.output
+
+    questions = ("one", "two", "three", "four")
+    assert tg.messages_to(OWNER) == [f"answer to: {q}" for q in questions]
+    assert len(model.requests) == 4
+    assert await history(deploy.database_url) == answered(*questions)
