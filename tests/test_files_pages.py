@@ -88,3 +88,15 @@ async def test_a_conversation_over_the_window_without_files_says_so(harness):
     [reply] = await harness.say(OWNER, "hello")
     assert reply.startswith("Our conversation is too long for the model (prompt is too long:")
     assert "/new" in reply and "can't reach the model" not in reply
+
+
+async def test_when_leaving_files_out_is_not_enough_the_reply_says_the_conversation_is_too_long(
+    harness,
+):
+    for n in range(7):
+        harness.tg.push_photo(OWNER, sample_png(60 + n, 40), caption=f"photo {n}")
+        await harness.idle()
+    harness.model.context_window = 10  # nothing fits, with or without the photos
+    [reply] = await harness.say(OWNER, "and now?")
+    assert reply.endswith("Send /new to start a new one; your memories stay.")
+    assert reply.count("so I've left it out") == 5 and "can't reach the model" not in reply

@@ -223,9 +223,10 @@ class Agent:
                 return await self._call(state, force_answer)
             except BadRequestError as error:
                 chosen = to_leave_out(state.turns, error, state.request, state.files)
-                if not chosen and is_prompt_too_long(error):
+                last = not chosen or attempt == MAX_LEAVE_OUTS
+                if last and is_prompt_too_long(error):
                     return state.finished(ConversationTooLong(api_reason(error)))
-                if not chosen or attempt == MAX_LEAVE_OUTS:
+                if last:
                     raise
                 if (answer := await self._leave_out(state, chosen, error)) is not None:
                     return answer
