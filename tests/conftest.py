@@ -23,6 +23,7 @@ from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.undo import UndoLog
 from tests import pg
+from tests.builders import sqlite_url
 
 ENGINES = ("sqlite", "postgres")
 
@@ -56,11 +57,6 @@ def _check_selected(engine_name: str) -> None:
     """Skip a test that picked an engine (indirect parametrization) TEST_DATABASES leaves out."""
     if engine_name not in selected_engines():
         pytest.skip(f"TEST_DATABASES leaves out {engine_name}")
-
-
-def sqlite_url(path: Path) -> str:
-    """Return the URL of a SQLite file."""
-    return f"sqlite+aiosqlite:///{path}"
 
 
 @pytest.fixture(scope="session")

@@ -14,10 +14,10 @@ from telegram.ext import Application
 from bot.app import build_application
 from bot.settings import Settings
 from bot.telegram.processing import lanes
+from tests.builders import OWNER
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.telegram_server import FakeTelegram
 
-OWNER = 111
 FRIEND = 222
 STRANGER = 999
 # Allowed chats for load and concurrency tests.

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import FakeAnthropic, text
 from tests.fakes.telegram_server import FakeTelegram
 from tests.process import BotProcess, bot_environment
@@ -62,7 +63,7 @@ async def run_load(
     chat_ids = list(range(FIRST_CHAT, FIRST_CHAT + chats))
     total = chats * per_chat
     with tempfile.TemporaryDirectory() as workdir:
-        url = database_url or f"sqlite+aiosqlite:///{workdir}/load.db"
+        url = database_url or sqlite_url(Path(workdir) / "load.db")
         async with (
             FakeTelegram(latency=telegram_latency) as tg,
             FakeAnthropic(latency=model_latency) as model,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import sqlite_url
 from tests.process import ROOT, run_merged
 
 ALEMBIC = str(Path(sys.executable).with_name("alembic"))
@@ -42,7 +43,7 @@ async def test_alembic_reads_database_url_from_env_file_like_the_bot(tmp_path):
 async def test_the_environment_wins_over_env_file_as_for_the_bot(tmp_path):
     (tmp_path / ".env").write_text(f"DATABASE_URL=sqlite:///{tmp_path / 'dotenv.db'}\n")
     target = tmp_path / "environment.db"
-    env = _environment(DATABASE_URL=f"sqlite+aiosqlite:///{target}")
+    env = _environment(DATABASE_URL=sqlite_url(target))
     code, output = await run_merged(
         ALEMBIC, "-c", str(ROOT / "alembic.ini"), "upgrade", "head", env=env, cwd=tmp_path
     )

@@ -16,6 +16,7 @@ from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
 from tests import pg
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text, tool_uses
 from tests.harness import OWNER
 
@@ -100,7 +101,7 @@ async def test_an_online_backup_taken_while_the_bot_writes_restores_every_memory
     restored = tmp_path / "restored" / "bot.db"
     restored.parent.mkdir()
     shutil.copyfile(backup, restored)
-    restored_url = f"sqlite+aiosqlite:///{restored}"
+    restored_url = sqlite_url(restored)
     await upgrade_database_async(restored_url)
     assert [(m.id, m.content) for m in await active_memories(restored_url)] == [
         (m.id, m.content) for m in saved

@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from bot.database_url import libpq_url, tool_target
 from bot.migrations import upgrade_database_async
 from tests import pg
+from tests.builders import sqlite_url
 from tests.process import ROOT, run_merged
 
 FORMS = ("postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg")
@@ -96,7 +97,7 @@ async def test_pg_dump_and_pg_restore_take_every_form_through_the_command(
 @pytest.mark.parametrize("form", ["sqlite+aiosqlite", "sqlite"])
 async def test_the_sqlite3_shell_backs_up_every_form_through_the_command(form, tmp_path):
     _require_tools("sqlite3")
-    await upgrade_database_async(f"sqlite+aiosqlite:///{tmp_path / 'data' / 'bot.db'}")
+    await upgrade_database_async(sqlite_url(tmp_path / "data" / "bot.db"))
     target = await _print_target(tmp_path, DATABASE_URL=f"{form}:///./data/bot.db")
     code, output = await run_merged(
         "sqlite3", target, ".backup 'bot-backup.db'", env=dict(os.environ), cwd=tmp_path

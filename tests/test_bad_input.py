@@ -1,27 +1,13 @@
 """Odd updates and odd model output get a polite answer or silence, never an exception."""
 
-import itertools
 import logging
 import time
 
 import pytest
 
+from tests.builders import private_message
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_uses
 from tests.harness import OWNER, STRANGER
-
-MESSAGE_IDS = itertools.count(500_000)
-
-
-def user_message(chat_id: int, **fields) -> dict:
-    """Return a Message dict from OWNER in a private chat, with extra fields."""
-    return {
-        "message_id": next(MESSAGE_IDS),
-        "from": {"id": OWNER, "is_bot": False, "first_name": "Alice"},
-        "chat": {"id": chat_id, "type": "private", "first_name": "Alice"},
-        "date": int(time.time()),
-        **fields,
-    }
-
 
 # Photos, images and PDFs are read (tests/test_files.py); these kinds are not.
 NON_TEXT = {
@@ -59,7 +45,7 @@ async def test_non_text_messages_get_a_polite_answer(harness, caplog):
     caplog.set_level(logging.ERROR)
     for kind, fields in NON_TEXT.items():
         before = len(harness.tg.sent)
-        harness.tg.push_update({"message": user_message(OWNER, **fields)})
+        harness.tg.push_update({"message": private_message(OWNER, **fields)})
         await harness.idle()
         replies = [m["result"]["text"] for m in harness.tg.sent[before:]]
         assert replies == ["I can only read text, photos, images and PDFs for now."], kind
@@ -70,12 +56,12 @@ async def test_non_text_messages_get_a_polite_answer(harness, caplog):
 async def test_edits_channel_posts_and_senderless_messages_are_ignored(harness, caplog):
     caplog.set_level(logging.ERROR)
     harness.tg.push_update(
-        {"edited_message": {**user_message(OWNER, text="edited"), "edit_date": 1}}
+        {"edited_message": {**private_message(OWNER, text="edited"), "edit_date": 1}}
     )
     # An old message edited into a command does not run it.
     for command in ("/memory off", "/memory", "/new", "/help"):
         entity = {"type": "bot_command", "offset": 0, "length": len(command.split()[0])}
-        edited = user_message(OWNER, text=command, entities=[entity], edit_date=1)
+        edited = private_message(OWNER, text=command, entities=[entity], edit_date=1)
         harness.tg.push_update({"edited_message": edited})
     channel_post = {
         "message_id": 5,
@@ -84,7 +70,7 @@ async def test_edits_channel_posts_and_senderless_messages_are_ignored(harness, 
         "text": "hello channel",
     }
     harness.tg.push_update({"channel_post": channel_post})
-    senderless = {**user_message(OWNER, text="no sender")}
+    senderless = {**private_message(OWNER, text="no sender")}
     del senderless["from"]
     harness.tg.push_update({"message": senderless})
     await harness.idle()
@@ -159,7 +145,7 @@ async def test_a_stranger_pressing_a_button_gets_an_alert_only(harness):
                 "from": {"id": STRANGER, "is_bot": False, "first_name": "Eve"},
                 "chat_instance": "x",
                 "data": "m:del:abcdefgh:0",
-                "message": user_message(STRANGER, text="old"),
+                "message": private_message(STRANGER, text="old"),
             }
         }
     )

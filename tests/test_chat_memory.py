@@ -6,13 +6,9 @@ from sqlalchemy import select
 
 from bot.conversations.models import Conversation, Turn
 from memory.categories import Category
+from tests.builders import tool_results
 from tests.fakes.anthropic_server import error, text, tool_use
 from tests.harness import FRIEND, OWNER, STRANGER, block_entries
-
-
-def tool_results(request: dict) -> list[dict]:
-    """Return the tool_result blocks of a request's newest message."""
-    return [b for b in request["messages"][-1]["content"] if b.get("type") == "tool_result"]
 
 
 async def memories(harness, owner=OWNER):

@@ -16,6 +16,7 @@ from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from memory.models import is_search_object
 from memory.store import MemoryStore
+from tests.builders import sqlite_url
 from tests.process import run_merged as _run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +87,7 @@ async def _migrated_schema(url: str) -> dict:
 async def test_migrations_build_the_same_schema_on_sqlite_and_postgres(
     empty_database_url, tmp_path
 ):
-    on_sqlite = await _migrated_schema(f"sqlite+aiosqlite:///{tmp_path / 'schema.db'}")
+    on_sqlite = await _migrated_schema(sqlite_url(tmp_path / "schema.db"))
     on_postgres = await _migrated_schema(empty_database_url)
     assert {"agent_memories", "agent_memory_versions", "alembic_version"} <= set(on_sqlite)
     assert on_postgres == on_sqlite

@@ -12,6 +12,7 @@ import stat
 import pytest
 
 from bot.conversations.file_refs import PDF_PAGE_TOKENS
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png, sample_webp
 from tests.files_support import (
@@ -264,7 +265,7 @@ async def test_the_database_and_cached_files_are_private_whatever_the_umask(tmp_
     old = os.umask(0o022)  # the usual default: group and others may read
     try:
         database = tmp_path / "data" / "bot.db"
-        await upgrade_database_async(f"sqlite+aiosqlite:///{database}")
+        await upgrade_database_async(sqlite_url(database))
         cache = FileCache(tmp_path / "data" / "files", 10**6)
         await cache.put(hashlib.sha256(b"photo").hexdigest(), b"photo")
     finally:

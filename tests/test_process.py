@@ -6,6 +6,7 @@ import socket
 from sqlalchemy import create_engine, inspect
 
 from bot.migrations import upgrade_database_async
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text
 from tests.harness import OWNER
 from tests.process import ROOT, BotProcess, bot_environment, run_to_exit
@@ -14,7 +15,7 @@ from tests.process import ROOT, BotProcess, bot_environment, run_to_exit
 async def test_python_m_bot_runs_migrations_answers_and_exits_on_sigterm(fakes, tmp_path):
     tg, model = fakes
     database = tmp_path / "data" / "bot.db"
-    env = bot_environment(tg, model, f"sqlite+aiosqlite:///{database}")
+    env = bot_environment(tg, model, sqlite_url(database))
     bot = await BotProcess(env, tmp_path).start()
     try:
         model.script(text("Hello from the *process*"))
@@ -52,7 +53,7 @@ def _closed_port() -> int:
 
 async def _start_up_failure(fakes, tmp_path, **extra: str) -> tuple[int, str, str]:
     """Start `python -m bot` at the default log level on a migrated database until it exits."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    url = sqlite_url(tmp_path / "bot.db")
     await upgrade_database_async(url)
     tg, model = fakes
     env = bot_environment(tg, model, url, LOG_LEVEL="INFO", **extra)
@@ -96,7 +97,7 @@ async def test_a_token_telegram_refuses_stops_start_up_with_one_line(fakes, tmp_
 async def test_a_failed_poll_after_start_up_is_still_logged_in_full(fakes, tmp_path):
     tg, model = fakes
     tg.fail_next("getUpdates", status=502, description="Bad Gateway")
-    env = bot_environment(tg, model, f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
+    env = bot_environment(tg, model, sqlite_url(tmp_path / "bot.db"))
     bot = await BotProcess(env, tmp_path).start()
     try:
         model.script(text("Still here"))
@@ -120,7 +121,7 @@ async def test_another_poller_is_one_line_with_back_off_not_a_traceback_per_poll
         "bot instance is running",
         times=4,
     )
-    env = bot_environment(tg, model, f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
+    env = bot_environment(tg, model, sqlite_url(tmp_path / "bot.db"))
     bot = await BotProcess(env, tmp_path).start()
     try:
         model.script(text("Back to work"))

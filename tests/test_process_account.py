@@ -3,12 +3,13 @@
 import pytest
 
 from bot.migrations import upgrade_database_async
+from tests.builders import sqlite_url
 from tests.process import bot_environment, run_to_exit
 
 
 async def _start_up(fakes, tmp_path, *, webhook: bool = False, **extra: str):
     """Start `python -m bot` at the default log level on a migrated database until it exits."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    url = sqlite_url(tmp_path / "bot.db")
     await upgrade_database_async(url)
     if webhook:
         # The check comes before setWebhook, and before anything listens on PORT.

@@ -6,14 +6,16 @@ import signal
 from sqlalchemy import create_engine
 from sqlalchemy import text as sql
 
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text, tool_use
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
 
 
-def sqlite_url(tmp_path) -> tuple[str, str]:
+def sqlite_urls(tmp_path) -> tuple[str, str]:
+    """Return the bot's URL of a SQLite file and the synchronous one the test reads it with."""
     path = tmp_path / "bot.db"
-    return f"sqlite+aiosqlite:///{path}", f"sqlite:///{path}"
+    return sqlite_url(path), f"sqlite:///{path}"
 
 
 def rows(sync_url: str, query: str) -> list[tuple]:
@@ -26,7 +28,7 @@ def rows(sync_url: str, query: str) -> list[tuple]:
 
 async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(fakes, tmp_path):
     tg, model = fakes
-    url, _ = sqlite_url(tmp_path)
+    url, _ = sqlite_urls(tmp_path)
     bot = await BotProcess(bot_environment(tg, model, url), tmp_path).start()
     model.latency = 2
     model.script(text("Finished before stopping."))
@@ -50,7 +52,7 @@ async def test_sigterm_grace_period_is_bounded_and_the_message_answered_after_re
     fakes, tmp_path
 ):
     tg, model = fakes
-    url, _ = sqlite_url(tmp_path)
+    url, _ = sqlite_urls(tmp_path)
     env = bot_environment(tg, model, url, SHUTDOWN_GRACE_SECONDS="1")
     bot = await BotProcess(env, tmp_path).start()
     model.latency = 30
@@ -74,7 +76,7 @@ async def test_sigterm_grace_period_is_bounded_and_the_message_answered_after_re
 
 async def test_kill_9_mid_turn_then_restart_continues_the_conversation(fakes, tmp_path):
     tg, model = fakes
-    url, sync_url = sqlite_url(tmp_path)
+    url, sync_url = sqlite_urls(tmp_path)
     # The killed process's lease runs out 2 s after its last renewal; then the turn is taken on.
     env = bot_environment(tg, model, url, TURN_LEASE_SECONDS="2")
     bot = await BotProcess(env, tmp_path).start()

@@ -1,21 +1,18 @@
 """Webhook mode: `python -m bot` with WEBHOOK_URL registers itself and checks every request."""
 
 import asyncio
-import itertools
 import re
 import socket
-import time
 
 import aiohttp
 import pytest
 
 from bot.__main__ import webhook_endpoint, webhook_secret
 from bot.settings import Settings, SettingsError, load_settings
+from tests.builders import private_message
 from tests.fakes.anthropic_server import text
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
-
-_message_ids = itertools.count(1)
 
 
 def settings(**values) -> Settings:
@@ -74,16 +71,7 @@ def free_port() -> int:
 
 def message_update(chat_id: int, words: str) -> dict:
     """Return an Update with a private text message, as Telegram would post it."""
-    user = {"id": chat_id, "is_bot": False, "first_name": "Alice"}
-    return {
-        "message": {
-            "message_id": next(_message_ids),
-            "from": user,
-            "chat": {"id": chat_id, "type": "private", "first_name": "Alice"},
-            "date": int(time.time()),
-            "text": words,
-        }
-    }
+    return {"message": private_message(chat_id, text=words)}
 
 
 async def post(tg, url: str, update: dict, secret: str | None = None) -> int:

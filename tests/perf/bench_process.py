@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text
 from tests.harness import OWNER
 from tests.perf.common import Config, Row, command, median
@@ -45,7 +46,7 @@ class BotProcess:
             "TELEGRAM_BOT_TOKEN": self.tg.token,
             "ANTHROPIC_API_KEY": self.model.api_key,
             "ALLOWED_USER_IDS": allowed,
-            "DATABASE_URL": f"sqlite+aiosqlite:///{self.database}",
+            "DATABASE_URL": sqlite_url(self.database),
             "TELEGRAM_API_BASE_URL": self.tg.base_url,
             "ANTHROPIC_BASE_URL": self.model.base_url,
             "PYTHONPATH": str(ROOT),

@@ -22,6 +22,7 @@ from bot.migrations import upgrade_database_async
 from bot.settings import Settings
 from bot.telegram.processing import PerChatUpdateProcessor
 from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from tests.builders import sqlite_url
 from tests.harness import BotHarness
 from tests.perf.fakes import TimedAnthropic, TimedTelegram
 
@@ -115,7 +116,7 @@ async def postgres_available(url: str) -> bool:
 async def database(backend: str, workdir: Path, postgres_url: str) -> AsyncIterator[str]:
     """Yield the URL of a fresh migrated database; a Postgres one is dropped afterwards."""
     if backend == "sqlite":
-        url = f"sqlite+aiosqlite:///{workdir / f'perf-{secrets.token_hex(4)}.db'}"
+        url = sqlite_url(workdir / f"perf-{secrets.token_hex(4)}.db")
         await upgrade_database_async(url)
         yield url
         return

@@ -3,6 +3,7 @@
 import re
 
 from memory.categories import Category
+from tests.builders import tool_results
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.fakes.anthropic_server import text, tool_use, tool_uses
 from tests.harness import FRIEND, OWNER, STRANGER, block_entries
@@ -28,10 +29,6 @@ async def green_tea_notice(harness) -> dict:
     )
     await harness.say(OWNER, "remember I like green tea")
     return last_to(harness, OWNER)
-
-
-def tool_results(request: dict) -> list[dict]:
-    return [b for b in request["messages"][-1]["content"] if b.get("type") == "tool_result"]
 
 
 async def test_an_add_gets_a_notice_whose_undo_deletes_it_once(harness):
