@@ -19,6 +19,7 @@ from bot.telegram.albums import Albums
 from bot.telegram.cooldown import Clock, Cooldown
 from bot.telegram.drafts import Drafts
 from bot.telegram.leases import LeaseKeeper
+from bot.telegram.outage import Outage
 from memory.control import MemoryControl
 from memory.store import MemoryStore
 
@@ -67,6 +68,7 @@ class BotData:
     due_loop: asyncio.Task[None] | None = None  # sending reminders when they are due
     leases: LeaseKeeper | None = None  # this process's chat leases (bot.telegram.leases)
     lease_loop: asyncio.Task[None] | None = None  # renewing them, taking on left-over turns
+    outage: Outage | None = None  # updates kept while the database is out of reach
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, BotData]):

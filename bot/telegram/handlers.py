@@ -8,6 +8,7 @@ from telegram.error import Conflict, TelegramError
 
 from bot.agent.attachments import FileRefused
 from bot.agent.user_turn import IncomingMessage
+from bot.conversations.leases import Taken
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
@@ -15,6 +16,7 @@ from bot.telegram.cooldown import Cooldown
 from bot.telegram.delivery import answer_if_unanswered, deliver_answer, send_html, send_markdown
 from bot.telegram.file_texts import refusal_text
 from bot.telegram.filters import ADDRESSED_TO_BOT
+from bot.telegram.lifecycle import answer_left_over
 from bot.telegram.reading import incoming_of, message_of, place_of
 
 logger = logging.getLogger(__name__)
@@ -72,6 +74,11 @@ async def chat_message(update: Update, context: BotContext) -> None:
             context.bot, place, answer, context.services.drafts, context.services.account_notices
         )
     except DuplicateUpdate:
+        outage = context.bot_data.outage
+        if outage is not None and update.update_id in outage.replaying:
+            # Stored just before the database went away: answered now, if it still waits.
+            await answer_left_over(context.application, place.chat_id, Taken())
+            return
         logger.info("update %s was already handled; not answering twice", update.update_id)
 
 
@@ -125,6 +132,12 @@ async def error_handler(update: object, context: BotContext) -> None:
                 context.error.message,
             )
         return
+    outage = context.bot_data.outage
+    if isinstance(update, Update) and update.effective_chat is not None and outage is not None:
+        if context.error is not None and await outage.keep(
+            context.application, update, context.error
+        ):
+            return
     logger.error("unhandled error while processing an update", exc_info=context.error)
     if isinstance(update, Update) and update.effective_chat is not None:
         try:

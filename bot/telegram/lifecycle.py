@@ -13,6 +13,7 @@ from bot.conversations.snapshot import Unanswered
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.delivery import deliver_answer
 from bot.telegram.leases import LeaseKeeper
+from bot.telegram.outage import Outage, probe
 from bot.telegram.processing import lanes
 from memory.models import utcnow
 
@@ -78,6 +79,7 @@ def start_leases(application: BotApplication) -> LeaseKeeper:
     data.leases = keeper
     data.recovery = asyncio.create_task(keeper.first_sweep())
     data.lease_loop = asyncio.create_task(keeper.run())
+    data.outage = Outage(partial(probe, data.services.engine))
     return keeper
 
 
@@ -117,6 +119,9 @@ async def stop_gracefully(application: BotApplication, grace_seconds: float) -> 
     if application.bot_data.leases is not None:
         application.bot_data.leases.stopping = True
     await lanes(application).drain(max(0.0, deadline - loop.time()))
+    if application.bot_data.outage is not None:
+        # Telegram is still there: say which messages were not answered.
+        await application.bot_data.outage.stop(application)
     application.stop_running()
 
 

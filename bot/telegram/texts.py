@@ -69,6 +69,14 @@ ACCOUNT_PROBLEMS = {
 }
 EMPTY_REPLY = "(I have nothing to add.)"
 SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
+DATABASE_DOWN = (
+    "I can't reach my database right now, so I can't read or save anything. I've kept your "
+    "message, and I'll answer it as soon as the database is back."
+)
+DATABASE_GAVE_UP = (
+    "My database is still out of reach, so I couldn't answer your message. Please send it "
+    "again in a few minutes."
+)
 NOT_TEXT = "I can only read text, photos, images and PDFs for now."
 PRIVATE_BOT_ALERT = "This is a private bot."
 
