@@ -32,6 +32,8 @@ MAX_PDF_PAGES = 100  # for the whole request, so also for one PDF
 MAX_REQUEST_IMAGES = 20
 # Requests may be 32 MB; the files' base64 may take this much, leaving room for the rest.
 MAX_REQUEST_FILE_BASE64 = 30 * 1024 * 1024
+# How long inspecting a file (above all counting a PDF's pages) may take before it is estimated.
+INSPECT_SECONDS = 10.0
 EXTENSIONS = {
     ".jpg": media.JPEG, ".jpeg": media.JPEG, ".png": media.PNG, ".gif": media.GIF,
     ".webp": media.WEBP, ".pdf": media.PDF,
@@ -100,14 +102,17 @@ def image_too_big(name: str, size: int) -> Refusal:
     return Refusal(RefusalKind.IMAGE_TOO_BIG, name, size, limit=MAX_IMAGE_BYTES)
 
 
-def inspect(file: IncomingFile, data: bytes) -> FileRef:
-    """Return the reference of a downloaded file after checking its bytes; or refuse it."""
+def inspect(file: IncomingFile, data: bytes, estimate_pages: bool = False) -> FileRef:
+    """Return the reference of a downloaded file after checking its bytes; or refuse it.
+
+    estimate_pages counts a PDF's pages from its raw bytes only, high when unsure.
+    """
     actual = media.sniff_type(data)
     digest = _sha256(data)
     if actual is None:
         raise FileRefused(Refusal(RefusalKind.NOT_READABLE_INSIDE, file.name, len(data)))
     if actual == media.PDF:
-        pages = media.pdf_pages(data)
+        pages = media.estimated_pdf_pages(data) if estimate_pages else media.pdf_pages(data)
         if pages > MAX_PDF_PAGES:
             raise FileRefused(
                 Refusal(RefusalKind.TOO_MANY_PAGES, file.name, len(data), MAX_PDF_PAGES, pages)
@@ -168,6 +173,20 @@ class FileBudget:
         return True
 
 
+async def _inspected(file: IncomingFile, data: bytes) -> FileRef:
+    """Inspect a file off the event loop; past INSPECT_SECONDS, estimate a PDF's pages instead.
+
+    Hashing and walking a PDF's page tree take a while for a big or crafted file. A thread
+    cannot be stopped, but pypdf's limits end it; the user does not wait for it.
+    """
+    try:
+        async with asyncio.timeout(INSPECT_SECONDS):
+            return await asyncio.to_thread(inspect, file, data)
+    except TimeoutError:
+        logger.warning("counting the pages of %s took too long; estimating them", file.name)
+        return await asyncio.to_thread(inspect, file, data, True)
+
+
 def _base64(data: bytes) -> str:
     """Return the base64 text of a file's bytes."""
     return base64.b64encode(data).decode()
@@ -203,8 +222,7 @@ class Files:
         except FileUnavailable as error:
             logger.warning("could not download a file: %s", error)
             raise FileRefused(Refusal(RefusalKind.DOWNLOAD_FAILED, file.name)) from None
-        # Hashing and reading a PDF's page tree take a while for a big file: not on the loop.
-        ref = await asyncio.to_thread(inspect, file, data)
+        ref = await _inspected(file, data)
         await self._cache.put(ref.sha256, data)
         return ref
 

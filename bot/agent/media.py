@@ -108,8 +108,13 @@ def pdf_pages(data: bytes) -> int:
 
     pypdf (pure Python, maintained, hardened with limits against hostile files) reads the
     cross-reference streams and compressed object streams of PDF 1.5+ (pdflatex's default),
-    where the page objects are invisible to a scan of the raw bytes.
+    where the page objects are invisible to a scan of the raw bytes; a file without object
+    streams has every page object in plain sight, and is counted from its bytes.
     """
+    if b"/ObjStm" not in data:
+        # Without object streams every page object is plain text: counted from the bytes,
+        # which is fast whatever the file, where pypdf's repair of a damaged one is not.
+        return estimated_pdf_pages(data)
     try:
         with apply_configuration(
             page_tree_maximum_entries=PDF_MAX_TREE_ENTRIES,

@@ -327,3 +327,12 @@ def test_a_refusal_without_a_field_path_leaves_out_the_new_files_of_its_kind():
     assert [ref.name for _, ref in pdfs] == ["d2.pdf"]
     both = to_leave_out(turns, bad_request("invalid base64 data"), {}, {})
     assert [ref.name for _, ref in both] == ["p1.png", "d2.pdf"]
+
+
+def test_a_pdf_whose_count_took_too_long_is_estimated_high():
+    """What Files.prepare falls back to after INSPECT_SECONDS: the raw bytes' estimate."""
+    nine = (DATA / "objstm-9-pages.pdf").read_bytes()
+    ref = inspect(IncomingFile("f9", "paper.pdf", media.PDF), nine, estimate_pages=True)
+    assert ref.pages == media.UNSURE_PAGES  # never fewer pages than it may have
+    plain = inspect(IncomingFile("f3", "plain.pdf", media.PDF), sample_pdf(3), True)
+    assert plain.pages == 3  # without object streams the bytes show every page
