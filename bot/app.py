@@ -5,6 +5,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 
 from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -59,6 +60,7 @@ from bot.telegram.reminders import (
     reminders_command,
     timezone_command,
 )
+from bot.telegram.urgent import outside_lane
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
 from memory.models import utcnow
@@ -144,14 +146,14 @@ def build_services(
     reminders = ReminderTools(
         ReminderStore(sessionmaker), settings.reminders_max_active, reminder_clock
     )
-    config = agent_config(settings)
+    config, deadline = agent_config(settings), settings.turn_deadline_seconds
     agent = Agent(anthropic, config, conversations, memories, switch, past, files, reminders)
     control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)
     return Services(
         settings=settings,
         engine=engine,
         anthropic=anthropic,
-        chat=ChatService(conversations, agent, compactor, settings.zone, files, clock),
+        chat=ChatService(conversations, agent, compactor, settings.zone, files, clock, deadline),
         conversations=conversations,
         memories=memories,
         memory_control=control,
@@ -300,9 +302,10 @@ def build_application(
     reminder_clock: ReminderClock | None = None,
 ) -> BotApplication:
     """Build the Application with its services; nothing connects until it starts."""
+    skips_lane = partial(outside_lane, allowed_user_ids=settings.allowed_user_ids)
     application = (
         application_builder(settings)
-        .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates))
+        .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates, skips_lane))
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
         .build()
     )

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(default=20, ge=0, le=600)
     turn_lease_seconds: float = Field(default=30, ge=1, le=3600)
     agent_max_tool_rounds: int = Field(default=8, ge=1, le=50)
+    # The longest one answer may wait on the model, all its calls together (a stream kept
+    # alive by pings never times out on its own); then the turn stops and the user is told.
+    turn_deadline_seconds: float = Field(default=300, ge=1, le=3600)
     # The memory block's room in the system prompt; what does not fit is archived, not lost.
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300, le=50_000)
     memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1, le=1_000_000)

@@ -68,6 +68,7 @@ def test_malformed_values_are_named(monkeypatch):
         ("FILE_CACHE_MB", "1000000000000"),
         ("ANTHROPIC_MAX_TOKENS", "1000000000"),
         ("AGENT_MAX_TOOL_ROUNDS", "100000"),
+        ("TURN_DEADLINE_SECONDS", "1e9"),
         ("SHUTDOWN_GRACE_SECONDS", "1e9"),
         ("REMINDERS_MAX_ACTIVE", "1000000"),
         ("CHECK_INS_PER_DAY", "1000000"),

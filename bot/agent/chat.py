@@ -1,5 +1,6 @@
 """The chat service: store the user's message, then let the agent answer it."""
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -26,7 +27,9 @@ class ChatService:
         zone: ZoneInfo,
         files: Files,
         clock: Callable[[], datetime] = utcnow,
+        turn_seconds: float | None = None,
     ):
+        self._turn_seconds = turn_seconds  # None: no deadline
         self._conversations = conversations
         self._agent = agent
         self._compactor = compactor
@@ -67,5 +70,12 @@ class ChatService:
         )
 
     async def answer(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
-        """Compact the history if over budget, then let the agent answer, reporting to progress."""
-        return await self._agent.run(await self._compactor.compact_if_needed(snapshot), progress)
+        """Compact the history if over budget, then let the agent answer, reporting to progress.
+
+        Both wait on the model within one deadline; the agent raises TurnFailed past it.
+        """
+        deadline = None
+        if self._turn_seconds is not None:
+            deadline = asyncio.get_running_loop().time() + self._turn_seconds
+        snapshot = await self._compactor.compact_if_needed(snapshot, deadline)
+        return await self._agent.run(snapshot, progress, deadline)

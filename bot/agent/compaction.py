@@ -1,5 +1,6 @@
 """Keep a conversation's history under its token budget by summarising the older part."""
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -142,8 +143,13 @@ class Compactor:
         prose = "".join(b.text for b in response.content if b.type == "text").strip()
         return prose or previous
 
-    async def compact_if_needed(self, snapshot: Snapshot) -> Snapshot:
-        """Compact the conversation when over budget; return it as it stands afterwards."""
+    async def compact_if_needed(
+        self, snapshot: Snapshot, deadline: float | None = None
+    ) -> Snapshot:
+        """Compact the conversation when over budget; return it as it stands afterwards.
+
+        Summarising still running at the deadline (the event loop's time) is postponed.
+        """
         turns = snapshot.turns
         cut = choose_cut(turns, self._budget)
         if cut is None:
@@ -152,8 +158,9 @@ class Compactor:
         folded = turns[:cut]
         previous, changes = split_summary(conversation.summary)
         try:
-            prose = await self._summarise(conversation.id, previous, folded)
-        except ModelAway as error:
+            async with asyncio.timeout_at(deadline):
+                prose = await self._summarise(conversation.id, previous, folded)
+        except (ModelAway, TimeoutError) as error:
             # The model is away (the SDK's retries ran out): keep everything, try next turn.
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot

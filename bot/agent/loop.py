@@ -1,5 +1,6 @@
 """The agent loop: call Claude, run the tools it asks for, repeat until it answers."""
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
@@ -82,11 +83,9 @@ class Answer:
 
 
 class TurnFailed(Exception):
-    """A model call failed partway through a turn; what the turn changed travels with it.
+    """A model call of a turn failed or ran past the deadline; what changed travels with it.
 
-    Tools run between model calls, so a turn can save, update or forget memories and then
-    fail: the user must still see each of those changes, with its Undo.
-    """
+    The cause is the call's error, or a TimeoutError; the changes get notices with Undo."""
 
     def __init__(self, changes: list[MemoryChange | MemoryFull]):
         super().__init__("a model call failed partway through the turn")
@@ -137,6 +136,7 @@ class _TurnState:
     tools: list[dict[str, Any]]
     files: dict[str, str | None]
     progress: Progress | None
+    deadline: float | None  # in the event loop's time; None: no deadline
     texts: list[str] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)  # after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
@@ -175,16 +175,21 @@ class Agent:
         self._switch = switch
         self._past = past
 
-    async def run(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
+    async def run(
+        self, snapshot: Snapshot, progress: Progress | None = None, deadline: float | None = None
+    ) -> Answer:
         """Answer the conversation's newest user turn, storing every step as it happens.
 
         With progress, the model's answers are streamed and reported to it as they come.
+        Raises TurnFailed, with the changes so far, if a call fails or runs past the deadline.
         """
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
-        state = _TurnState(snapshot.conversation, list(snapshot.turns), tools, files, progress)
+        state = _TurnState(
+            snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline
+        )
         new_files = {ref.sha256 for ref in unanswered_files(snapshot.turns)}
         if left_out := len(new_files - files.keys()):
             # Sent with the newest message, never stored: the next request decides anew.
@@ -193,7 +198,7 @@ class Agent:
             state.notices.append(FilesOverBudget(left_out, len(new_files)))
         try:
             return await self._rounds(state)
-        except (APIError, StreamBroken) as error:
+        except (APIError, StreamBroken, TimeoutError) as error:  # the SDK's timeouts are APIErrors
             raise TurnFailed(state.answer.changes) from error
 
     async def _rounds(self, state: "_TurnState") -> Answer:
@@ -326,11 +331,13 @@ class Agent:
             files=state.files,
         )
         state.request = request
-        if state.progress is None:
-            message = await self._client.messages.create(**request)
-        else:
-            # The texts of this turn's earlier rounds: the reply so far starts with them.
-            message = await stream_message(self._client, request, state.progress, state.texts)
+        # Tools run outside the deadline: a database write is never cut off halfway.
+        async with asyncio.timeout_at(state.deadline):
+            if state.progress is None:
+                message = await self._client.messages.create(**request)
+            else:
+                # The texts of this turn's earlier rounds: the reply so far starts with them.
+                message = await stream_message(self._client, request, state.progress, state.texts)
         usage = message.usage
         logger.debug(
             "model call: in=%s cache_read=%s cache_write=%s out=%s stop=%s",

@@ -86,7 +86,14 @@ AnswerCall = Callable[[Progress | None], Awaitable[Answer]]
 async def report_failure(
     bot: Bot, place: ChatThread, error: BaseException | None, notices: Cooldown | None
 ) -> None:
-    """Tell the chat the model call failed: an account problem by name, else an outage."""
+    """Tell the chat the model call failed: an account problem by name, else an outage.
+
+    A TimeoutError is the turn's deadline passing (TurnFailed's cause): the model took too long.
+    """
+    if isinstance(error, TimeoutError):
+        logger.warning("the turn for chat %s passed its deadline; stopped", place.chat_id)
+        await send_html(bot, place.chat_id, texts.TOOK_TOO_LONG, thread_id=place.thread_id)
+        return
     problem = account_problem(error) if error is not None else None
     if problem is None or not isinstance(error, APIStatusError):
         logger.warning("model call failed for chat %s: %s", place.chat_id, error)

@@ -53,6 +53,7 @@ class Guard:
 
     def __init__(self, clock: Clock = time.monotonic) -> None:
         self._told = Cooldown(NOTICE_WINDOW_SECONDS, MAX_TOLD_CHATS, clock)
+        self._alerted = Cooldown(NOTICE_WINDOW_SECONDS, MAX_TOLD_CHATS, clock)
 
     async def check(self, update: Update, context: BotContext) -> None:
         """Let allowed users through; leave, alert or tell a stranger at most briefly; stop."""
@@ -60,8 +61,10 @@ class Guard:
         if user is not None and user.id in context.services.settings.allowed_user_ids:
             return
         if update.callback_query is not None:
-            # An alert on the button, not a chat message: every press gets one.
-            await update.callback_query.answer(texts.PRIVATE_BOT_ALERT, show_alert=True)
+            # An alert on the button, once per stranger in the window: a flood of presses costs
+            # one call to Telegram, and runs outside the chat's lane (see urgent.py).
+            if self._alerted.take(update.callback_query.from_user.id):
+                await update.callback_query.answer(texts.PRIVATE_BOT_ALERT, show_alert=True)
         elif update.my_chat_member is not None and joined(update.my_chat_member):
             await leave(context, update.my_chat_member.chat.id)
         elif user is not None and self._tell(update):

@@ -3,7 +3,7 @@
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -33,11 +33,17 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
 
     An update waits for its chat's turn first and only then for one of the
     max_concurrent_updates slots, so a chat holds at most one slot however many of its
-    updates are queued: no chat's backlog can hold back another chat.
+    updates are queued: no chat's backlog can hold back another chat. Updates outside_lane
+    picks run at once, in a slot, without waiting for their chat.
     """
 
-    def __init__(self, max_concurrent_updates: int):
+    def __init__(
+        self,
+        max_concurrent_updates: int,
+        outside_lane: Callable[[object], bool] = lambda update: False,
+    ):
         super().__init__(max_concurrent_updates)
+        self._outside_lane = outside_lane
         self._locks: dict[int, asyncio.Lock] = {}
         self._holders: dict[int, int] = {}
         self._running: set[asyncio.Task] = set()
@@ -53,7 +59,8 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         # PTB marks this final: its version takes a slot first and then calls
         # do_process_update, where a queued update would hold its slot while it waits for its
         # chat, and one chat's backlog could take every slot. Only the order differs here.
-        await self.run_exclusive(chat_key(update), coroutine)
+        key = None if self._outside_lane(update) else chat_key(update)
+        await self.run_exclusive(key, coroutine)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine; unused, as process_update above does the work."""

@@ -67,6 +67,10 @@ ACCOUNT_PROBLEMS = {
     AccountProblem.NO_PERMISSION: "the bot's Anthropic API key is not allowed to use the model. "
     "Only the bot's owner can fix this, in the Anthropic Console",
 }
+TOOK_TOO_LONG = (
+    "Sorry, the model took too long with that, so I stopped. Your message is saved; please "
+    "try again."
+)
 EMPTY_REPLY = "(I have nothing to add.)"
 SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
 DATABASE_DOWN = (

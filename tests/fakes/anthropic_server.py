@@ -71,6 +71,8 @@ class Reply:
     first_delay: float = 0.0  # seconds before the first content delta
     duration: float = 0.0  # seconds over which the deltas are spread after the first
     failure: StreamFailure | None = None
+    # Streamed: after the first block starts, only pings until this is set (forever if never).
+    pinging: asyncio.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,19 @@ def drop_mid_stream(reply: Reply | str, *, after: int | None = None) -> Reply:
     Without streaming, the connection is closed before any answer.
     """
     return dataclasses.replace(_as_reply(reply), failure=StreamFailure(after, None))
+
+
+# How often a pinging stream sends its ping: often enough that a read timeout never fires.
+PING_SECONDS = 0.05
+
+
+def keep_pinging(reply: Reply | str, *, until: asyncio.Event | None = None) -> Reply:
+    """Stream the reply's start, then only pings until `until` is set (never if None), then
+    the rest: a stream kept alive, so no client timeout ends it.
+
+    Without streaming, the request is answered once `until` is set (never if None).
+    """
+    return dataclasses.replace(_as_reply(reply), pinging=until or asyncio.Event())
 
 
 def _as_reply(reply: Reply | str) -> Reply:
@@ -742,6 +757,8 @@ class FakeAnthropic:
         }
         if body.get("stream"):
             return await self._stream(request, message, scripted)
+        if scripted.pinging is not None:
+            await scripted.pinging.wait()
         await asyncio.sleep(scripted.first_delay + scripted.duration)
         failure = scripted.failure
         if failure is not None and failure.error_type is None:
@@ -771,6 +788,9 @@ class FakeAnthropic:
                 # Close without the terminating chunk, as a connection lost mid-answer does.
                 _drop_connection(request)
                 return response
+            elif step["type"] == "ping" and scripted.pinging is not None:
+                if not await _ping_until(response, scripted.pinging):
+                    return response  # the client gave up and closed the connection
             else:
                 data = json.dumps(step, ensure_ascii=False)
                 await response.write(f"event: {step['type']}\ndata: {data}\n\n".encode())
@@ -850,6 +870,20 @@ class FakeAnthropic:
     def _invalid(self, body: dict[str, Any], message: str) -> web.Response:
         self.invalid.append((body, message))
         return _error(400, "invalid_request_error", message)
+
+
+async def _ping_until(response: web.StreamResponse, until: asyncio.Event) -> bool:
+    """Send a ping every PING_SECONDS until the event is set; False if the client left."""
+    while not until.is_set():
+        try:
+            await response.write(b'event: ping\ndata: {"type": "ping"}\n\n')
+        except ConnectionResetError:
+            return False
+        try:
+            await asyncio.wait_for(until.wait(), PING_SECONDS)
+        except TimeoutError:
+            continue
+    return True
 
 
 def _json_body(raw: bytes) -> dict[str, Any]:

@@ -33,12 +33,12 @@ async def test_a_stranger_is_told_once_per_chat_and_nothing_else(harness):
     async with harness.services.engine.connect() as connection:
         assert (await connection.execute(select(Conversation))).all() == []
         assert (await connection.execute(select(Turn))).all() == []
-    # A button press is not a chat message: each one still gets its alert.
+    # A button press gets an alert on the button, not a message, once per ten minutes.
     message = harness.tg.sent[0]["result"]
     for _ in range(2):
         assert await press(harness, message, "m:p:1", user_id=STRANGER) == []
         assert last_answer(harness)["text"] == "This is a private bot."
-    assert len(harness.tg.callback_answers) == 2
+    assert len(harness.tg.callback_answers) == 1
 
 
 async def test_a_stranger_is_told_again_only_after_ten_minutes(start_bot):
@@ -50,6 +50,21 @@ async def test_a_stranger_is_told_again_only_after_ten_minutes(start_bot):
     clock.now += 1
     assert len(await harness.say(STRANGER, "anyone?")) == 1
     assert await harness.say(STRANGER, "hello!") == []
+
+
+async def test_a_strangers_presses_get_an_alert_again_only_after_ten_minutes(start_bot):
+    clock = FakeClock()
+    harness = await start_bot(app_options={"clock": clock})
+    await harness.say(OWNER, "/help")
+    message = harness.tg.sent[0]["result"]
+    for _ in range(3):
+        await press(harness, message, "m:p:1", user_id=STRANGER)
+    clock.now += 599
+    await press(harness, message, "m:p:1", user_id=STRANGER)
+    assert len(harness.tg.callback_answers) == 1
+    clock.now += 1
+    await press(harness, message, "m:p:1", user_id=STRANGER)
+    assert len(harness.tg.callback_answers) == 2
 
 
 async def test_the_bot_leaves_a_group_a_stranger_added_it_to_and_stays_in_an_allowed_ones(

@@ -1,0 +1,31 @@
+"""Updates that never wait in their chat's lane behind a turn in progress.
+
+`/new` and `/memory off` must take effect at once, even while a reply is being written (that
+reply still arrives, from the conversation it began in). A stranger's button press is
+answered by the guard without any work for the chat, so it must not queue in the chat's lane
+either: a flood of presses would delay the members' replies.
+"""
+
+from telegram import Message, Update
+
+# Command and first argument (lowercase) of the commands that skip the lane.
+URGENT_COMMANDS = frozenset({("/new", None), ("/memory", "off")})
+
+
+def is_urgent_command(message: Message | None) -> bool:
+    """Tell whether a message is /new or /memory off (also as /new@somebot)."""
+    if message is None or not message.text or not message.text.startswith("/"):
+        return False
+    words = message.text.split()
+    command = words[0].partition("@")[0].lower()
+    argument = words[1].lower() if len(words) > 1 else None
+    return (command, argument) in URGENT_COMMANDS
+
+
+def outside_lane(update: object, allowed_user_ids: frozenset[int]) -> bool:
+    """Tell whether an update runs outside its chat's lane: urgent, or a stranger's press."""
+    if not isinstance(update, Update):
+        return False
+    if update.callback_query is not None:
+        return update.callback_query.from_user.id not in allowed_user_ids
+    return is_urgent_command(update.message)
