@@ -75,3 +75,23 @@ async def test_messages_sent_while_the_database_is_out_are_answered_once_it_is_b
     assert texts.SOMETHING_WENT_WRONG not in tg.messages_to(OWNER)
     assert len(model.requests) == 3
     assert await history(url) == answered("before", "during one", "during two")
+
+
+@pytest.mark.postgres
+async def test_a_stop_during_the_outage_says_the_kept_message_was_not_answered(
+    fakes, own_database, tmp_path
+):
+    tg, model = fakes
+    bot = await BotProcess(bot_environment(tg, model, pg.url_for(own_database)), tmp_path).start()
+    try:
+        await bot.wait_for_output("started as")
+        await set_reachable(own_database, False)
+        tg.push_message(OWNER, "are you there?")
+        await bot.wait_for_output("keeping update")
+    finally:
+        code = await bot.stop()
+    assert code == 0, bot.output
+    # Its memory goes with the process: the user is told to send it again, never left waiting.
+    assert tg.messages_to(OWNER) == [texts.DATABASE_DOWN, texts.DATABASE_GAVE_UP]
+    assert model.requests == []
+    assert "unhandled error while processing an update" not in bot.output

@@ -91,7 +91,9 @@ class Outage:
                 return
             if await self.reachable():
                 break
-        kept, self.kept, self.told = self.kept, [], set()
+        # In the order they came: each was kept after its own probe, which may finish out of turn.
+        kept = sorted(self.kept, key=lambda item: item.update.update_id)
+        self.kept, self.told = [], set()
         logger.info("the database is back: answering %d kept message(s)", len(kept))
         processor = lanes(application)
         for item in kept:
