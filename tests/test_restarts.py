@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import text as sql
 
 from memory.db import create_engine
+from tests.conversations.test_leases import restore_copy
 from tests.fakes.anthropic_server import text
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
@@ -129,3 +130,28 @@ async def test_an_overlap_then_a_sigterm_and_an_immediate_start_answer_each_mess
     assert tg.messages_to(OWNER) == [f"answer to: {q}" for q in questions]
     assert len(model.requests) == 4
     assert await history(deploy.database_url) == answered(*questions)
+
+
+async def test_a_restore_from_a_backup_taken_mid_turn_does_not_send_the_answer_again(
+    fakes, database_url, tmp_path
+):
+    tg, model = fakes
+    model.default = echo
+    model.hold()
+    env = bot_environment(tg, model, database_url, TURN_LEASE_SECONDS=LEASE_SECONDS)
+    bot = await BotProcess(env, tmp_path).start()
+    tg.push_message(OWNER, "one")
+    await model.wait_for_requests(1, timeout=60)
+
+    async def the_turn_ends_and_the_bot_stops() -> None:
+        model.release()
+        await tg.wait_for_messages(OWNER, count=1, timeout=60)
+        assert await bot.stop() == 0, bot.output
+
+    # Backed up mid-turn (the documented commands); the answer is sent after the backup.
+    await restore_copy(database_url, tmp_path, the_turn_ends_and_the_bot_stops)
+    restored = await BotProcess(env, tmp_path).start()
+    await restored.wait_for_output("not answering a turn from before the database was restored")
+    assert await restored.stop() == 0, restored.output
+    assert tg.messages_to(OWNER) == ["answer to: one"]
+    assert len(model.requests) == 1

@@ -62,14 +62,14 @@ async def test_a_released_lease_is_taken_fresh_and_a_handed_back_one_at_once(ses
     assert await old.take(CHAT) is None
 
 
-async def _restore_copy(database_url: str, tmp_path: Path, take_backup) -> None:
-    """Back the database up with take_backup's commands, and restore it the documented way."""
+async def restore_copy(database_url: str, tmp_path: Path, meanwhile) -> None:
+    """Back the database up, await meanwhile(), then restore the backup, the documented ways."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite" and url.database:
         backup = tmp_path / "backup.db"
         with closing(sqlite3.connect(url.database)) as live, closing(sqlite3.connect(backup)) as b:
             live.backup(b)
-        await take_backup()
+        await meanwhile()
         with closing(sqlite3.connect(backup)) as b, closing(sqlite3.connect(url.database)) as live:
             b.backup(live)  # what the sqlite3 shell's .restore does
         return
@@ -79,7 +79,7 @@ async def _restore_copy(database_url: str, tmp_path: Path, take_backup) -> None:
         run, ["pg_dump", "--format=custom", "--no-owner", f"--file={dump}", database_url],
         check=True,
     )  # fmt: skip
-    await take_backup()
+    await meanwhile()
     await asyncio.to_thread(
         run, ["pg_restore", "--clean", "--if-exists", "--no-owner", f"--dbname={database_url}",
               str(dump)], check=True,
@@ -98,7 +98,7 @@ async def test_a_lease_from_before_a_restore_is_left_over_but_marked_restored(
 
     # The backup is taken mid-turn; the turn ends (and is answered) after it.
     await engine.dispose()
-    await _restore_copy(database_url, tmp_path, then_the_turn_ends)
+    await restore_copy(database_url, tmp_path, then_the_turn_ends)
     await engine.dispose()
     clock.now += TTL
     assert await new.left_over() == [CHAT]
