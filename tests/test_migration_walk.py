@@ -166,6 +166,19 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
             {"chat_id": 111, "holder": "host:1:abcd", "expires_at": LATER, "incarnation": 7},
         ],
     },
+    # A summary_changes list would go back into its summary's text on the way down, which the
+    # walk counts as a changed row: tests/test_migrations.py checks that round trip instead.
+    "0013": {
+        "conversation_turns": [
+            {"id": 8, "conversation_id": 3, "role": "user",
+             "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Done"}],
+             "created_at": LATER, "tokens": 3, "update_id": None, "message_key": None,
+             "sender_id": None, "search_text": None, "owner_id": -1001, "said_by": None,
+             "memory_writes": [{"tool_use_id": "toolu_1", "kind": "added",
+                                "memory_id": "pin00006", "subject": "Falcon",
+                                "content": "Falcon launches in May"}]},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -15,7 +15,7 @@ from anthropic import (
 )
 
 from bot.agent.account import account_problem
-from bot.agent.ledger import join_summary, memory_changes, split_summary
+from bot.agent.ledger import memory_changes
 from bot.agent.unanswered import first_unanswered
 from bot.conversations.content import block_text, is_tool_result
 from bot.conversations.snapshot import Snapshot, StoredTurn
@@ -156,7 +156,7 @@ class Compactor:
             return snapshot
         conversation = snapshot.conversation
         folded = turns[:cut]
-        previous, changes = split_summary(conversation.summary)
+        previous = conversation.summary
         try:
             async with asyncio.timeout_at(deadline):
                 prose = await self._summarise(conversation.id, previous, folded)
@@ -165,13 +165,13 @@ class Compactor:
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot
         # The memory changes are listed by code, not by the summariser, so none is lost.
-        summary = join_summary(prose, [*changes, *memory_changes(folded)])
-        await self._conversations.compact(conversation.id, summary, folded[-1].id)
+        changes = (*conversation.summary_changes, *memory_changes(folded))
+        await self._conversations.compact(conversation.id, prose, folded[-1].id, changes)
         logger.info(
             "compacted conversation %s: folded %d turns (%d tokens)",
             conversation.id,
             len(folded),
             sum(t.tokens for t in folded),
         )
-        conversation = replace(conversation, summary=summary)
+        conversation = replace(conversation, summary=prose, summary_changes=changes)
         return replace(snapshot, conversation=conversation, turns=turns[cut:])

@@ -10,6 +10,7 @@ from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message, ToolResultBlockParam
 
 from bot.agent.attachments import Files
+from bot.agent.ledger import join_summary, memory_write
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
 from bot.agent.request import build_request
 from bot.agent.stream import Progress, StreamBroken, stream_message
@@ -31,7 +32,7 @@ from bot.agent.unreadable import (
 )
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
-from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
+from bot.conversations.snapshot import ConversationState, MemoryWrite, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from bot.reminders.records import Place
 from bot.reminders.tools import ReminderTools
@@ -239,8 +240,9 @@ class Agent:
 
     async def _answer_tools(self, state: "_TurnState", message: Message) -> None:
         """Run the message's tool calls and store their results as the next user turn."""
-        results = await self._run_tools(state.conversation, message, state.answer.changes)
-        state.turns.append(await self._conversations.append(state.conversation, "user", results))
+        results, writes = await self._run_tools(state.conversation, message, state.answer.changes)
+        turn = await self._conversations.append(state.conversation, "user", results, writes)
+        state.turns.append(turn)
 
     async def _keep(self, state: "_TurnState", message: Message) -> None:
         """Store the model's message as a turn, and note its text for the answer."""
@@ -279,18 +281,15 @@ class Agent:
         conversation: ConversationState,
         message: Message,
         changes: list[MemoryChange | MemoryFull],
-    ) -> Content:
-        """Run the tool calls of a message; return their results, collecting what changed."""
+    ) -> tuple[Content, list[MemoryWrite]]:
+        """Run a message's tool calls; return their results and writes, collecting changes."""
         ctx = ToolContext(
-            self._store,
-            self._switch,
-            conversation.owner_id,
-            conversation.id,
-            memory_limit=self._config.memory_limit,
-            zone=self._config.zone,
+            self._store, self._switch, conversation.owner_id, conversation.id,
+            memory_limit=self._config.memory_limit, zone=self._config.zone,
             conversations=self._past,
-        )
+        )  # fmt: skip
         results: Content = []
+        writes: list[MemoryWrite] = []
         for block in message.content:
             if block.type != "tool_use":
                 continue
@@ -298,15 +297,15 @@ class Agent:
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal) is not None:
                 changes.append(change)
+            if outcome.change is not None:
+                writes.append(memory_write(block.id, outcome.change))
             result: ToolResultBlockParam = {
-                "type": "tool_result",
-                "tool_use_id": block.id,
-                "content": outcome.content,
-            }
+                "type": "tool_result", "tool_use_id": block.id, "content": outcome.content
+            }  # fmt: skip
             if outcome.is_error:
                 result["is_error"] = True
             results.append(result)
-        return results
+        return results, writes
 
     async def _run_tool(
         self, ctx: ToolContext, conversation: ConversationState, name: str, tool_input: object
@@ -325,7 +324,7 @@ class Agent:
             max_tokens=self._config.max_tokens,
             tools=state.tools,
             memory_block=conversation.memory_block,
-            summary=conversation.summary,
+            summary=join_summary(conversation.summary, conversation.summary_changes),
             turns=[(t.role, t.content) for t in state.turns],
             force_answer=force_answer,
             files=state.files,

@@ -7,6 +7,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Tex
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.conversations.blocks import Content
+from bot.conversations.snapshot import MemoryWrite
 from memory.models import Base, UTCDateTime, utcnow
 
 
@@ -22,6 +23,8 @@ class Conversation(Base):
     thread_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     memory_block: Mapped[str] = mapped_column(Text, nullable=False)
     summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The memory changes of the folded turns, a line each, kept apart from the summary's prose.
+    summary_changes: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # Turns up to this id are folded into the summary and no longer sent.
     summary_through_turn_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
@@ -60,6 +63,9 @@ class Turn(Base):
     # Whose words a user's turn holds beyond the user's (bot.conversations.said_by), so a
     # search result names them; NULL for the user's own words and the bot's.
     said_by: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # What the turn's tool results saved, updated or forgot (NULL: nothing), so compaction's
+    # list of memory changes reads it here, not from the results' wording.
+    memory_writes: Mapped[list[MemoryWrite] | None] = mapped_column(JSON, nullable=True)
     # The conversation's owner, again: lets Postgres read one owner's turns newest first.
     owner_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

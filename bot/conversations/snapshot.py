@@ -1,6 +1,7 @@
 """A conversation as the agent answers it: its state, its stored turns, its memory switch."""
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from bot.conversations.blocks import Content, Role
 from bot.conversations.said_by import SaidBy
@@ -39,7 +40,9 @@ class ConversationState:
     thread_id: int | None
     owner_id: int
     memory_block: str
-    summary: str | None
+    summary: str | None  # the summariser's prose
+    # The memory changes of the turns folded into the summary, a line each (bot.agent.ledger).
+    summary_changes: tuple[str, ...] = ()
 
     @property
     def place(self) -> ChatThread:
@@ -55,14 +58,25 @@ class Unanswered:
     sender_id: int | None
 
 
+class MemoryWrite(TypedDict):
+    """A memory one of the turn's tool calls saved, updated or forgot, stored with the turn."""
+
+    tool_use_id: str
+    kind: str  # a memory.items.ChangeKind's value
+    memory_id: str
+    subject: str | None
+    content: str  # the memory's content after the change (a forgotten one's last)
+
+
 @dataclass(frozen=True)
 class StoredTurn:
-    """One stored message of a conversation."""
+    """One stored message of a conversation, and the memory writes its tool results made."""
 
     id: int
     role: Role
     content: Content
     tokens: int = 0
+    memory_writes: tuple[MemoryWrite, ...] = ()
 
 
 @dataclass(frozen=True)

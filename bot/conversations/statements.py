@@ -18,8 +18,9 @@ STATE_COLUMNS = (
     Conversation.owner_id,
     Conversation.memory_block,
     Conversation.summary,
+    Conversation.summary_changes,
 )
-TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens)
+TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens, Turn.memory_writes)
 MEMORY_ON = "memory_on"
 
 
@@ -36,7 +37,7 @@ def state_of(row: NamedRow) -> ConversationState:
     return ConversationState(
         id=values["id"], chat_id=values["chat_id"], thread_id=values["thread_id"],
         owner_id=values["owner_id"], memory_block=values["memory_block"],
-        summary=values["summary"],
+        summary=values["summary"], summary_changes=tuple(values["summary_changes"] or ()),
     )  # fmt: skip
 
 
@@ -44,8 +45,9 @@ def turn_of(row: NamedRow) -> StoredTurn:
     """Read a stored turn from a row by column name."""
     values = row._mapping
     return StoredTurn(
-        id=values["id"], role=values["role"], content=values["content"], tokens=values["tokens"]
-    )
+        id=values["id"], role=values["role"], content=values["content"], tokens=values["tokens"],
+        memory_writes=tuple(values["memory_writes"] or ()),
+    )  # fmt: skip
 
 
 def _open_in_topic() -> Update:

@@ -1,6 +1,6 @@
 """Conversations and their turns, stored as they happen."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,6 +16,7 @@ from bot.conversations.snapshot import (
     ChatThread,
     ConversationState,
     DuplicateUpdate,
+    MemoryWrite,
     MessageRef,
     Snapshot,
     StoredTurn,
@@ -57,8 +58,9 @@ async def _insert_turn(
     tokens: int,
     ref: MessageRef,
     now: datetime,
+    writes: Sequence[MemoryWrite] = (),
 ) -> StoredTurn:
-    """Insert one turn with its token count and search text, and return it."""
+    """Insert one turn with its token count, search text and memory writes; return it."""
     values = {
         "conversation_id": conversation.id,
         "role": role,
@@ -71,10 +73,11 @@ async def _insert_turn(
         "message_key": ref.message_key,
         "sender_id": ref.sender_id,
         "said_by": ref.said_by.stored() if ref.said_by else None,
+        "memory_writes": list(writes) or None,
         "created_at": now,
     }
     turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
-    return StoredTurn(turn_id, role, content, tokens)
+    return StoredTurn(turn_id, role, content, tokens, tuple(writes))
 
 
 def _remarked(old_id: int, new_id: int) -> ColumnElement[str]:
@@ -217,34 +220,29 @@ class ConversationStore:
             return affected(result) > 0
 
     async def append(
-        self, conversation: ConversationState, role: Role, content: Content
+        self,
+        conversation: ConversationState,
+        role: Role,
+        content: Content,
+        writes: Sequence[MemoryWrite] = (),
     ) -> StoredTurn:
-        """Store one turn of the model's side of the exchange and return it."""
-        tokens = content_tokens(content)
+        """Store one turn of the model's side of the exchange (with its writes); return it."""
+        tokens, now = content_tokens(content), self._clock()
         async with self._sessionmaker.begin() as session:
+            connection = await session.connection()
             return await _insert_turn(
-                await session.connection(),
-                conversation,
-                role,
-                content,
-                tokens,
-                NO_REF,
-                self._clock(),
+                connection, conversation, role, content, tokens, NO_REF, now, writes
             )
 
     async def replace_content(self, turn_id: int, content: Content) -> StoredTurn:
         """Rewrite a stored turn's content (a file the API refused becomes a note)."""
         tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:
-            role = await session.scalar(
-                update(Turn)
-                .where(Turn.id == turn_id)
-                .values(content=content, tokens=tokens)
-                .returning(Turn.role)
-            )
-        if role is None:
+            changed = update(Turn).where(Turn.id == turn_id).values(content=content, tokens=tokens)
+            row = (await session.execute(changed.returning(Turn.role, Turn.memory_writes))).first()
+        if row is None:
             raise LookupError(f"no turn {turn_id}")
-        return StoredTurn(turn_id, role, content, tokens)
+        return StoredTurn(turn_id, row.role, content, tokens, tuple(row.memory_writes or ()))
 
     async def _message_seen(self, message_key: str) -> bool:
         """Tell whether a turn from this Telegram message exists."""
@@ -253,10 +251,11 @@ class ConversationStore:
             return found is not None
 
     async def compact(
-        self, conversation_id: int, summary: str | None, through_turn_id: int
+        self, conversation_id: int, summary: str | None, through: int, changes: Sequence[str]
     ) -> None:
-        """Fold the turns up to through_turn_id into the summary (None keeps the old one)."""
-        values: dict[str, Any] = {"summary_through_turn_id": through_turn_id}
+        """Fold turns up to through into the summary (None keeps its prose) and its changes."""
+        values: dict[str, Any] = {"summary_through_turn_id": through}
+        values["summary_changes"] = list(changes) or None  # the whole list, earlier ones too
         if summary is not None:
             values["summary"] = summary
         async with self._sessionmaker.begin() as session:

@@ -1,19 +1,11 @@
 """What the memory tools tell the model: their descriptions, and every result they return."""
 
-import re
 from collections.abc import Sequence
 from datetime import tzinfo
 
 from memory.block import quoted
 from memory.budget import MemoryFull
-from memory.ids import ID_REGEX
 from memory.items import MemoryChange, MemoryItem
-
-# How a write's result begins, for code that reads stored results back (compaction's list of
-# memory changes): kept beside the functions that write them, so the two stay in step.
-SAVED_RESULT = re.compile(rf"^Saved as ({ID_REGEX})\b")
-UPDATED_RESULT = re.compile(rf"^Updated ({ID_REGEX}) \(version \d+\)")
-FORGOT_RESULT = re.compile(rf"^Forgot ({ID_REGEX}) \('(.*)'\)\. The user can undo", re.DOTALL)
 
 # The same policy as the system prompt (bot/agent/instructions.py), in the same words: a
 # model reads a tool's description when it decides to call it, so the two must not disagree.

@@ -29,7 +29,7 @@ async def test_the_conversation_in_progress_is_searched_where_folded_into_its_su
     )
     for n in range(25):  # more than any slack: the model has these, they never crowd out
         await conversations.store_user_message(ChatThread(OWNER), OWNER, said(f"lease {n}"))
-    await conversations.compact(folded.conversation.id, "They talked.", folded.turns[-1].id)
+    await conversations.compact(folded.conversation.id, "They talked.", folded.turns[-1].id, [])
     hits = await ConversationSearch(sessionmaker).search(
         OWNER, "lease", 10, skip_conversation=folded.conversation.id
     )

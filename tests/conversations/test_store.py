@@ -5,8 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from bot.conversations.blocks import Content
 from bot.conversations.models import Turn
-from bot.conversations.snapshot import ChatThread, DuplicateUpdate, MessageRef
+from bot.conversations.snapshot import ChatThread, DuplicateUpdate, MemoryWrite, MessageRef
 from bot.conversations.store import ConversationStore
 from memory.categories import Category
 
@@ -109,10 +110,34 @@ async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
     first = await conversations.store_user_message(ChatThread(1), 1, said("a b c"))
     reply = await conversations.append(first.conversation, "assistant", said("d e"))
     assert [t.tokens for t in (await conversations.snapshot(first.conversation.id)).turns] == [3, 2]
-    await conversations.compact(first.conversation.id, "summary", first.turns[0].id)
+    await conversations.compact(first.conversation.id, "summary", first.turns[0].id, [])
     assert (await conversations.snapshot(first.conversation.id)).turns == [reply]
     later = await conversations.store_user_message(ChatThread(1), 1, said("f"))
     assert [t.id for t in later.turns] == [reply.id, later.turns[-1].id]
+
+
+async def test_memory_writes_and_the_summarys_changes_are_stored_as_they_were_given(sessionmaker):
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    first = await conversations.store_user_message(ChatThread(1), 1, said("remember tea"))
+    write: MemoryWrite = {"tool_use_id": "toolu_1", "kind": "added", "memory_id": "Tt4tTt4t",
+                          "subject": None, "content": "The user likes tea"}  # fmt: skip
+    result: Content = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Done"}]
+    stored = await conversations.append(first.conversation, "user", result, [write])
+    plain = await conversations.append(first.conversation, "assistant", said("ok"))
+    assert (stored.memory_writes, plain.memory_writes) == ((write,), ())
+    assert (await conversations.snapshot(first.conversation.id)).turns[1:] == [stored, plain]
+    lines = ['- saved [id:Tt4tTt4t] "The user likes tea"']
+    await conversations.compact(first.conversation.id, "They met.", first.turns[0].id, lines)
+    later = await conversations.store_user_message(ChatThread(1), 1, said("and"))
+    assert (later.conversation.summary, later.conversation.summary_changes) == (
+        "They met.",
+        tuple(lines),
+    )
+    # A later compaction with the same prose refused (None) still stores the longer list.
+    await conversations.compact(first.conversation.id, None, stored.id, [*lines, "- forgot x"])
+    snapshot = await conversations.snapshot(first.conversation.id)
+    assert snapshot.conversation.summary == "They met."
+    assert snapshot.conversation.summary_changes == (*lines, "- forgot x")
 
 
 async def test_the_snapshot_tells_whether_memory_is_on(sessionmaker, store, switch):
