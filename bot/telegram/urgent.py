@@ -3,10 +3,13 @@
 `/new` and `/memory off` must take effect at once, even while a reply is being written (that
 reply still arrives, from the conversation it began in). A stranger's button press is
 answered by the guard without any work for the chat, so it must not queue in the chat's lane
-either: a flood of presses would delay the members' replies.
+either: a flood of presses would delay the members' replies. The same holds for anything a
+stranger sends the bot in private: the guard refuses it, so it takes neither the lane nor the
+chat's lease in the database (a stranger's flood costs no writes).
 """
 
 from telegram import Message, Update
+from telegram.constants import ChatType
 
 # Command and first argument (lowercase) of the commands that skip the lane.
 URGENT_COMMANDS = frozenset({("/new", None), ("/memory", "off")})
@@ -23,9 +26,13 @@ def is_urgent_command(message: Message | None) -> bool:
 
 
 def outside_lane(update: object, allowed_user_ids: frozenset[int]) -> bool:
-    """Tell whether an update runs outside its chat's lane: urgent, or a stranger's press."""
+    """Tell whether an update runs outside its chat's lane: urgent, or a stranger's."""
     if not isinstance(update, Update):
         return False
     if update.callback_query is not None:
         return update.callback_query.from_user.id not in allowed_user_ids
+    chat, user = update.effective_chat, update.effective_user
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        if user is None or user.id not in allowed_user_ids:
+            return True
     return is_urgent_command(update.message)

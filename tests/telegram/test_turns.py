@@ -4,6 +4,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import event
+
 from bot.telegram.processing import lanes
 from bot.telegram.texts import NEW_CONVERSATION, TOOK_TOO_LONG
 from tests.buttons import last_to
@@ -97,3 +99,28 @@ async def test_a_strangers_presses_get_one_alert_and_never_wait_in_the_groups_la
     release.set()
     await harness.idle()
     assert harness.tg.messages_to(GROUP)[-1] == "Done."
+
+
+async def test_a_strangers_private_flood_takes_no_lane_and_no_lease(harness):
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        # The keeper's periodic renewal touches the table too, but names no chat.
+        if "turn_leases" in statement and "chat_id" in statement:
+            statements.append(statement)
+
+    assert harness.app is not None
+    engine = harness.app.bot_data.services.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        for n in range(50):
+            harness.tg.push_message(STRANGER, f"let me in {n}", user_id=STRANGER)
+        await harness.idle()
+        assert statements == []
+        assert harness.model.requests == []
+        # An allowed user's message still holds its chat's lease while it is answered.
+        harness.model.script(text("Hello."))
+        assert await harness.say(OWNER, "hi") == ["Hello."]
+        assert statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
