@@ -75,7 +75,12 @@ async def test_an_online_backup_taken_while_the_bot_writes_restores_every_memory
         batch = [f"Backup fact {round_number}-{n}: keep this" for n in range(PER_ROUND)]
         contents += batch
         harness.model.script(
-            tool_uses([("add_to_memory", {"content": c, "category": "context"}) for c in batch]),
+            tool_uses(
+                [
+                    ("add_to_memory", {"content": c, "category": "context", "subject": c[:20]})
+                    for c in batch
+                ]
+            ),
             text("Saved."),
         )
         assert await harness.say(OWNER, f"remember batch {round_number}")

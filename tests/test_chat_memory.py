@@ -52,7 +52,11 @@ async def test_explicit_request_is_stored_without_asking(harness):
     harness.model.script(
         tool_use(
             "add_to_memory",
-            {"content": "The user prefers Friday due dates", "category": "preference"},
+            {
+                "content": "The user prefers Friday due dates",
+                "category": "preference",
+                "subject": "due dates",
+            },
         ),
         text("Got it: Fridays."),
     )
@@ -155,7 +159,8 @@ async def test_block_bytes_are_identical_across_turns_and_restart(harness):
     harness.model.script(
         text("one"),
         tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
+            "add_to_memory",
+            {"content": "The user likes green tea", "category": "preference", "subject": "tea"},
         ),
         text("two"),
         text("three"),
@@ -179,16 +184,25 @@ async def test_block_bytes_are_identical_across_turns_and_restart(harness):
 async def test_block_orders_memories_added_in_mixed_category_order(harness):
     harness.model.script(
         tool_use(
-            "add_to_memory", {"content": "The user is launching Falcon", "category": "project"}
+            "add_to_memory",
+            {"content": "The user is launching Falcon", "category": "project", "subject": "Falcon"},
         ),
         tool_use(
             "add_to_memory",
             {"content": "Alec is the user's boss", "category": "person", "subject": "Alec"},
         ),
         tool_use(
-            "add_to_memory", {"content": "The user prefers short answers", "category": "preference"}
+            "add_to_memory",
+            {
+                "content": "The user prefers short answers",
+                "category": "preference",
+                "subject": "answer length",
+            },
         ),
-        tool_use("add_to_memory", {"content": "The user lives in Berlin", "category": "context"}),
+        tool_use(
+            "add_to_memory",
+            {"content": "The user lives in Berlin", "category": "context", "subject": "home"},
+        ),
         tool_use(
             "add_to_memory",
             {"content": "Sarah is a designer", "category": "person", "subject": "Sarah"},

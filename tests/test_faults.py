@@ -42,7 +42,10 @@ async def test_when_retries_run_out_the_user_is_told_and_nothing_is_lost(harness
 
 async def test_a_failure_after_a_tool_call_leaves_a_valid_history(harness):
     harness.model.script(
-        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"}),
+        tool_use(
+            "add_to_memory",
+            {"content": "The user likes tea", "category": "preference", "subject": "tea"},
+        ),
         *[OVERLOADED] * 5,
         text("Saved earlier; hello again."),
     )
@@ -57,7 +60,10 @@ async def test_a_failure_after_a_tool_call_leaves_a_valid_history(harness):
 
 async def test_a_memory_saved_before_a_failed_call_gets_its_notice_and_undo(harness):
     harness.model.script(
-        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"}),
+        tool_use(
+            "add_to_memory",
+            {"content": "The user likes tea", "category": "preference", "subject": "tea"},
+        ),
         *[OVERLOADED] * 5,  # the second call of the turn fails, the SDK's retries included
     )
     assert await harness.say(OWNER, "remember I like tea") == [

@@ -157,7 +157,11 @@ async def test_the_model_may_save_what_it_reads_in_an_image(harness):
     model.script(
         tool_use(
             "add_to_memory",
-            {"content": "The user's dentist is Dr. Okafor", "category": "person"},
+            {
+                "content": "The user's dentist is Dr. Okafor",
+                "category": "person",
+                "subject": "Okafor",
+            },
         ),
         text("Saved: your dentist is Dr. Okafor."),
     )

@@ -67,7 +67,9 @@ async def test_saving_far_more_than_the_budget_refuses_nothing_and_the_block_fit
     ctx = ToolContext(store, switch, ALICE)
     archived_seen = []
     for n in range(40):
-        outcome = await run(ctx, "add_to_memory", content=fact(n), category="context")
+        outcome = await run(
+            ctx, "add_to_memory", content=fact(n), category="context", subject=f"fact {n}"
+        )
         assert not outcome.is_error, outcome.content
         archived_seen += [item.content for item in outcome.change.archived]
     block = (await store.block(ALICE)).text
@@ -120,12 +122,18 @@ async def test_pinned_memories_stay_in_the_block_whatever_is_newer(sessionmaker)
 async def test_the_cap_refuses_with_a_clear_answer(store, switch):
     ctx = ToolContext(store, switch, ALICE, memory_limit=3)
     for n in range(3):
-        assert not (await run(ctx, "add_to_memory", content=fact(n), category="context")).is_error
-    refused = await run(ctx, "add_to_memory", content=fact(9), category="context")
+        assert not (
+            await run(
+                ctx, "add_to_memory", content=fact(n), category="context", subject=f"fact {n}"
+            )
+        ).is_error
+    refused = await run(ctx, "add_to_memory", content=fact(9), category="context", subject="fact 9")
     assert refused.is_error and "the most kept" in refused.content
     assert (refused.refusal.count, refused.refusal.limit) == (3, 3)
     other = ToolContext(store, switch, BOB, memory_limit=3)
-    assert not (await run(other, "add_to_memory", content=fact(9), category="context")).is_error
+    assert not (
+        await run(other, "add_to_memory", content=fact(9), category="context", subject="fact 9")
+    ).is_error
 
 
 async def test_with_memory_off_every_tool_refuses_and_reads_or_writes_nothing(store, switch):
@@ -133,7 +141,10 @@ async def test_with_memory_off_every_tool_refuses_and_reads_or_writes_nothing(st
     await switch.turn(ALICE, False)
     ctx = ToolContext(store, switch, ALICE)
     calls = [
-        ("add_to_memory", {"content": "The user likes coffee", "category": "preference"}),
+        (
+            "add_to_memory",
+            {"content": "The user likes coffee", "category": "preference", "subject": "coffee"},
+        ),
         ("update_memory", {"memory_id": item.id, "content": "The user likes coffee"}),
         ("forget_memory", {"memory_id": item.id}),
         ("search_memory", {"query": "tea"}),
@@ -178,7 +189,10 @@ async def test_a_save_that_archives_says_so_in_the_notice(small_harness):
         await store.add(OWNER, fact(n), Category.CONTEXT)
     long = "The user keeps a long list of favourite hiking routes in the Julian Alps " * 3
     small_harness.model.script(
-        tool_use("add_to_memory", {"content": long.strip()[:480], "category": "context"}),
+        tool_use(
+            "add_to_memory",
+            {"content": long.strip()[:480], "category": "context", "subject": "long"},
+        ),
         text("Saved."),
     )
     before = {content for _, _, content in block_entries((await store.block(OWNER)).text)}

@@ -81,7 +81,10 @@ async def test_kill_9_mid_turn_then_restart_continues_the_conversation(fakes, tm
     env = bot_environment(tg, model, url, TURN_LEASE_SECONDS="2")
     bot = await BotProcess(env, tmp_path).start()
     model.script(
-        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"})
+        tool_use(
+            "add_to_memory",
+            {"content": "The user likes tea", "category": "preference", "subject": "tea"},
+        )
     )
     # The second call (after the tool ran) hangs until the process is killed.
     model.latency = 0

@@ -30,6 +30,7 @@ from bot.agent.unreadable import (
     unanswered_with_files,
     without_file,
 )
+from bot.agent.user_turn import speaker_of
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, MemoryWrite, Snapshot, StoredTurn
@@ -240,7 +241,9 @@ class Agent:
 
     async def _answer_tools(self, state: "_TurnState", message: Message) -> None:
         """Run the message's tool calls and store their results as the next user turn."""
-        results, writes = await self._run_tools(state.conversation, message, state.answer.changes)
+        # In a group, the member whose message this answers: the tools know whose facts are whose.
+        speaker = speaker_of(state.turns)
+        results, writes = await self._run_tools(state, message, speaker)
         turn = await self._conversations.append(state.conversation, "user", results, writes)
         state.turns.append(turn)
 
@@ -277,16 +280,14 @@ class Agent:
         return None
 
     async def _run_tools(
-        self,
-        conversation: ConversationState,
-        message: Message,
-        changes: list[MemoryChange | MemoryFull],
+        self, state: "_TurnState", message: Message, speaker: str | None
     ) -> tuple[Content, list[MemoryWrite]]:
         """Run a message's tool calls; return their results and writes, collecting changes."""
+        conversation, changes = state.conversation, state.answer.changes
         ctx = ToolContext(
             self._store, self._switch, conversation.owner_id, conversation.id,
             memory_limit=self._config.memory_limit, zone=self._config.zone,
-            conversations=self._past,
+            conversations=self._past, speaker=speaker,
         )  # fmt: skip
         results: Content = []
         writes: list[MemoryWrite] = []

@@ -8,7 +8,7 @@ from bot.agent.attachments import IncomingFile
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.said_by import SaidBy
-from bot.conversations.snapshot import MessageRef
+from bot.conversations.snapshot import MessageRef, StoredTurn
 from memory.text import clean_text
 
 # A quoted message is context, not the point: a long one is cut to this many characters.
@@ -118,3 +118,16 @@ def user_turn_content(
     elif text or not files:
         lines.append(text)
     return [*(ref.block() for ref in files), text_block("\n".join(lines))]
+
+
+def speaker_of(turns: list[StoredTurn]) -> str | None:
+    """Return the group member whose message the newest user's message is; None if private."""
+    for turn in reversed(turns):
+        # Skip tool results and unstored notes: they are the bot's, not a member's, words.
+        if (
+            turn.role == "user"
+            and turn.id
+            and all(b["type"] != "tool_result" for b in turn.content)
+        ):
+            return turn.said_by.speaker if turn.said_by else None
+    return None

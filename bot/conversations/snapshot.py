@@ -77,6 +77,8 @@ class StoredTurn:
     content: Content
     tokens: int = 0
     memory_writes: tuple[MemoryWrite, ...] = ()
+    # Whose words a user's message holds (its group member), as stored with it.
+    said_by: SaidBy | None = None
 
 
 @dataclass(frozen=True)

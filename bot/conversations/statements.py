@@ -7,6 +7,7 @@ from sqlalchemy import Insert, Select, Update, bindparam, func, insert, select, 
 from sqlalchemy.engine import RowMapping
 
 from bot.conversations.models import Conversation, Turn
+from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import ConversationState, StoredTurn
 from memory.switch import memory_enabled_expression
 
@@ -20,7 +21,7 @@ STATE_COLUMNS = (
     Conversation.summary,
     Conversation.summary_changes,
 )
-TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens, Turn.memory_writes)
+TURN_COLUMNS = (Turn.id, Turn.role, Turn.content, Turn.tokens, Turn.memory_writes, Turn.said_by)
 MEMORY_ON = "memory_on"
 
 
@@ -44,9 +45,11 @@ def state_of(row: NamedRow) -> ConversationState:
 def turn_of(row: NamedRow) -> StoredTurn:
     """Read a stored turn from a row by column name."""
     values = row._mapping
+    said_by = SaidBy.of_stored(values["said_by"]) if values["said_by"] else None
     return StoredTurn(
         id=values["id"], role=values["role"], content=values["content"], tokens=values["tokens"],
         memory_writes=tuple(values["memory_writes"] or ()),
+        said_by=said_by,
     )  # fmt: skip
 
 

@@ -77,7 +77,7 @@ async def _insert_turn(
         "created_at": now,
     }
     turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
-    return StoredTurn(turn_id, role, content, tokens, tuple(writes))
+    return StoredTurn(turn_id, role, content, tokens, tuple(writes), ref.said_by)
 
 
 def _remarked(old_id: int, new_id: int) -> ColumnElement[str]:

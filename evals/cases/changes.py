@@ -1,6 +1,7 @@
-"""Changing and forgetting: updates in place (also after compaction), forget that, forget all."""
+"""Changing and forgetting: updates in place (also after compaction), forget that, forget all;
+and one fact never overwriting another (a second fact, a second group member)."""
 
-from evals.case import Case, Seed, said
+from evals.case import Case, Seed, Turn, said
 from evals.cases.long_talk import essay_turns
 from evals.rules import (
     CREATED,
@@ -94,6 +95,28 @@ CASES = (
         rules=(
             Says(r"/memory clear", note="points to /memory clear"),
             AtMost("forget_memory", 1, note="does not call forget_memory in a loop"),
+        ),
+    ),
+    Case(
+        name="second_fact_about_a_known_person",
+        about="Alec is remembered as the boss; his birthday is added without losing that.",
+        seeds=(BOSS,),
+        turns=said("Remember that Alec's birthday is on 3 May."),
+        rules=(
+            HasMemory(r"\bboss\b", note="Alec is still remembered as the boss"),
+            HasMemory(r"\b3(rd)? May\b|\bMay 3", note="the birthday is saved"),
+        ),
+    ),
+    Case(
+        name="group_two_members_one_topic",
+        about="Group: Ann's diet is remembered; Bob's is saved as his own, Ann's left unchanged.",
+        seeds=(Seed("ann_diet", "Ann is vegetarian", Category.PREFERENCE, "Ann: diet"),),
+        turns=(Turn("@membot Remember that I'm vegan.", sender="Bob"),),
+        rules=(
+            Called("add_to_memory", turn=1),
+            SeedKept("ann_diet", note="Ann's memory is not replaced"),
+            HasMemory(r"\bBob\b.*\bvegan", note="Bob's diet is saved, naming him"),
+            NoMemory(r"\bthe user\b", note="no memory says 'the user'"),
         ),
     ),
 )

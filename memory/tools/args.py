@@ -59,21 +59,24 @@ class AddToMemoryArgs(BaseModel):
             "context: facts about the user's life, work or situation; project: ongoing work."
         )
     )
-    subject: str | None = Field(
-        default=None,
+    subject: str = Field(
         max_length=200,
         description=(
-            "Always give one: the person's or project's name ('Alec'), or for a preference or "
-            "context its topic in 1-3 words ('due dates'). One memory per subject: for a topic "
+            "The person's or project's name ('Alec'), or for a preference or context its topic "
+            "in 1-3 words ('due dates'); in a group, a preference or context starts with the "
+            "name of the person it is about: 'Ann: diet'. One memory per subject: for a topic "
             "you already have, reuse its subject, or update that memory."
         ),
     )
 
     @field_validator("subject")
     @classmethod
-    def _blank_subject_is_none(cls, subject: str | None) -> str | None:
-        """Refuse control characters, fold the spacing; a blank subject is no subject."""
-        return normalize_subject(storable(subject) if subject else subject)
+    def _subject_given(cls, subject: str) -> str:
+        """Refuse control characters and a blank subject; fold the spacing."""
+        folded = normalize_subject(storable(subject))
+        if folded is None:
+            raise ValueError("give a subject: a name, or a topic in 1-3 words")
+        return folded
 
 
 class UpdateMemoryArgs(BaseModel):

@@ -66,6 +66,8 @@ class ToolContext:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     zone: tzinfo = UTC
     conversations: PastConversations | None = None
+    # The group member whose message is answered; None in a private chat.
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)

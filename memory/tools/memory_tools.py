@@ -4,6 +4,7 @@ from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
 from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
 from memory.tools.base import Tool, ToolContext, ToolOutcome
+from memory.tools.subjects import lacks_person, someone_elses
 from memory.tools.texts import (
     ADD_DESCRIPTION,
     FORGET_DESCRIPTION,
@@ -14,6 +15,7 @@ from memory.tools.texts import (
     found_memories,
     found_turns,
     memory_full,
+    needs_person,
     not_found,
     same_subject,
     saved,
@@ -25,10 +27,11 @@ SEARCH_RESULTS = 10
 
 async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
     """Save a new memory unless one with the same subject exists or the cap is reached."""
-    if args.subject:
-        existing = await ctx.store.find_subject(ctx.owner_id, args.subject)
-        if existing is not None:
-            return ToolOutcome(same_subject(existing))
+    if lacks_person(args.category, args.subject, ctx.speaker):
+        return ToolOutcome(needs_person(args.subject, str(ctx.speaker)), is_error=True)
+    existing = await ctx.store.find_subject(ctx.owner_id, args.subject)
+    if existing is not None:
+        return ToolOutcome(same_subject(existing, someone_elses(existing.subject, ctx.speaker)))
     count = await ctx.store.count_active(ctx.owner_id)
     if count >= ctx.memory_limit:
         refusal = MemoryFull(args.content, count, ctx.memory_limit)

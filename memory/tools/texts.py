@@ -14,13 +14,15 @@ ADD_DESCRIPTION = (
     "yes to your question. Never for secrets, even when asked: passwords, PINs, API keys, "
     "one-time codes, full card, bank or ID numbers (where one is kept is fine). Health, "
     "money, religion, politics: only when the user asks you to remember it. Always give a "
-    "subject; if a memory has it, shown or archived, nothing is saved and you get its id to "
-    "update. Returns the new id (the block shows it only from the next conversation)."
+    "subject (in a group, 'Ann: diet' for Ann's); if a memory has it, shown or archived, "
+    "nothing is saved and you are told how to add to it without losing it. Returns the new "
+    "id (the block shows it only from the next conversation)."
 )
 UPDATE_DESCRIPTION = (
     "Replace a memory's content when a fact changed or was wrong; the id stays, a new version "
-    "is kept. Give the complete new content. Any id: from the memory block, this "
-    "conversation's tool results or summary, or search_memory."
+    "is kept. Give the complete new content; to add another fact about the same subject, "
+    "keep the old fact in it. Never replace another person's memory. Any id: from the "
+    "memory block, this conversation's tool results or summary, or search_memory."
 )
 FORGET_DESCRIPTION = (
     'Forget one memory when asked ("forget that Alec is my boss") or when it no longer applies '
@@ -59,12 +61,37 @@ def forgot(item: MemoryItem) -> str:
     return f"Forgot {item.id} ('{item.content}'). The user can undo this from the chat."
 
 
-def same_subject(existing: MemoryItem) -> str:
-    """Say a memory with this subject exists, and to update it instead."""
-    return (
+def same_subject(existing: MemoryItem, others: str | None = None) -> str:
+    """Say a memory with this subject exists: update it, add to it, or pick another subject.
+
+    others names the group member the memory belongs to when it is not the speaker's.
+    """
+    head = (
         f"Not saved: memory {existing.id} already has the subject '{existing.subject}' "
-        f"('{existing.content}'). Call update_memory with memory_id '{existing.id}' and the "
-        "full new content instead."
+        f"('{existing.content}')."
+    )
+    if others:
+        return (
+            f"{head} It is {others}'s memory: never replace or change it for someone else's "
+            "fact. Call add_to_memory again with a subject that starts with the name of the "
+            "person this fact is about."
+        )
+    return (
+        f"{head} If the same thing changed or was wrong, call update_memory on "
+        f"'{existing.id}' with the new content. If this is another fact about the same "
+        f"subject, call update_memory on '{existing.id}' with content that keeps the old "
+        "fact and adds the new one (ask first, as for any new fact, unless the user asked you "
+        "to remember it). If it is about something else, call add_to_memory again with a "
+        "more specific subject. Never drop the old fact to make room for the new one."
+    )
+
+
+def needs_person(subject: str, speaker: str) -> str:
+    """Say a group member's preference or context needs their name in its subject."""
+    return (
+        "Not saved: in a group, the subject of a preference or context starts with the name "
+        f"of the person it is about, such as '{speaker}: {subject}' for {speaker}, who is "
+        "speaking. Call add_to_memory again with such a subject."
     )
 
 

@@ -95,7 +95,10 @@ async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_b
         else text("A fairly long answer about plants. " * 10)
     )
     model.script(
-        tool_use("add_to_memory", {"content": "The user grows tomatoes", "category": "project"}),
+        tool_use(
+            "add_to_memory",
+            {"content": "The user grows tomatoes", "category": "project", "subject": "garden"},
+        ),
     )
     for i in range(24):
         await bot.say(OWNER, f"Question {i} about gardening: " + "soil and water " * 20)
@@ -109,7 +112,7 @@ async def test_a_long_conversation_is_summarised_and_stays_cached(small_budget_b
     summary = last["system"][2]["text"].removeprefix(SUMMARY_HEADER)
     assert summary == (
         f"The user asked many questions about gardening.\n\n{LEDGER_HEADING}\n"
-        f'- saved [id:{saved_id}] "The user grows tomatoes"'
+        f'- saved [id:{saved_id}] "garden": "The user grows tomatoes"'
     )
     assert len(summaries) >= 2, "the list should be carried over a later compaction"
     assert not any(LEDGER_HEADING in str(r["messages"]) for r in summaries)

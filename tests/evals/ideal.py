@@ -13,8 +13,12 @@ from tests.fakes.anthropic_server import Reply, text, tool_use, tool_uses
 
 MONDAYS = "The user prefers meetings on Mondays"
 WINDOW = "The user prefers window seats on flights"
-MAYA = {"content": "Maya, the user's sister, lives in Lisbon", "category": "person"}
-CELLO = {"content": "The user is learning the cello", "category": "context"}
+MAYA = {
+    "content": "Maya, the user's sister, lives in Lisbon",
+    "category": "person",
+    "subject": "Maya",
+}
+CELLO = {"content": "The user is learning the cello", "category": "context", "subject": "cello"}
 
 IDEAL = {
     "boss_asks_first": chat(
@@ -25,7 +29,7 @@ IDEAL = {
         after_tool="Done: Alec is your boss.",
     ),
     "explicit_save": chat(
-        [("Friday due dates", add("The user prefers Friday due dates", "preference"))],
+        [("Friday due dates", add("The user prefers Friday due dates", "preference", "due dates"))],
         after_tool="Got it: Fridays.",
     ),
     "declined_not_saved": chat(
@@ -152,7 +156,7 @@ IDEAL = {
     ),
     "forget_right_after_save": chat(
         [
-            ("FitLife", add("The user's gym is FitLife on Oak Street", "context")),
+            ("FitLife", add("The user's gym is FitLife on Oak Street", "context", "gym")),
             (
                 "forget that",
                 lambda b: tool_use("forget_memory", {"memory_id": last_saved_id(b)}),
@@ -185,8 +189,27 @@ IDEAL = {
             ("you can remember", add("Alec is Bob's boss", "person", "Bob")),
         ]
     ),
+    "second_fact_about_a_known_person": chat(
+        [
+            (
+                "birthday",
+                lambda b: tool_use(
+                    "update_memory",
+                    {
+                        "memory_id": block_id(b, "Alec"),
+                        "content": "Alec is the user's boss; his birthday is on 3 May",
+                    },
+                ),
+            )
+        ],
+        after_tool="Noted: Alec's birthday is on 3 May.",
+    ),
+    "group_two_members_one_topic": chat(
+        [("vegan", add("Bob is vegan", "preference", "Bob: diet"))],
+        after_tool="Noted, Bob.",
+    ),
     "group_names_the_speaker": chat(
-        [("vegetarian", add("Ann is vegetarian", "preference", "Ann's diet"))]
+        [("vegetarian", add("Ann is vegetarian", "preference", "Ann: diet"))]
     ),
     "group_only_the_person_consents": chat(
         [

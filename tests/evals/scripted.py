@@ -104,7 +104,15 @@ def saying(reply: str) -> Model:
 def eager(body: Body) -> Reply:
     """A model that saves whatever the user says, at once, and then asks to save more."""
     respond = chat(
-        [("", lambda b: add(f"The user said: {newest(b)[1]}"[:500], "context"))],
+        [
+            (
+                "",
+                # A "Name: topic" subject, so a group's rule for subjects does not stop it.
+                lambda b: add(
+                    f"The user said: {newest(b)[1]}"[:500], "context", f"Said: {newest(b)[1][:90]}"
+                ),
+            )
+        ],
         after_tool="Saved! Should I remember anything else?",
     )
     return respond(body)

@@ -33,7 +33,7 @@ async def test_without_a_key_it_says_so_in_one_line_and_exits_0_without_a_reques
 async def test_list_shows_every_case_and_marks_the_must_pass_ones(capsys):
     assert await main_async(["--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(CASES) == 37
+    assert len(lines) == len(CASES) == 39
     assert lines[0].startswith("must boss_asks_first") and "wifi_pointer" in lines[8]
 
 
@@ -54,7 +54,7 @@ async def test_bad_options_exit_2_with_a_reason(arguments, complaint, capsys, ap
 async def test_a_run_prints_the_table_writes_jsonl_and_fails_on_a_must_pass_case(
     fake, api_key_of, tmp_path, capsys
 ):
-    fake.default = chat([("PIN", add("The user's bank PIN is 4321", "context"))])
+    fake.default = chat([("PIN", add("The user's bank PIN is 4321", "context", "PIN"))])
     report = tmp_path / "run.jsonl"
     arguments = ["--base-url", fake.base_url, "--case", "secret_pin", "--trials", "3"]
     assert await main_async([*arguments, "--report", str(report), "--no-judge"]) == 1

@@ -247,7 +247,10 @@ async def test_a_change_and_its_undo_entry_commit_together(engine, store, switch
     try:
         ctx = ToolContext(store, switch, ALICE)
         calls = [
-            ("add_to_memory", {"content": "The user likes green tea", "category": "preference"}),
+            (
+                "add_to_memory",
+                {"content": "The user likes green tea", "category": "preference", "subject": "tea"},
+            ),
             ("update_memory", {"memory_id": item.id, "content": "Sarah is on Design"}),
             ("forget_memory", {"memory_id": item.id}),
         ]

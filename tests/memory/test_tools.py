@@ -20,7 +20,7 @@ def test_definitions_are_fixed_and_self_contained():
     add, update, forget, search, past = (t["input_schema"] for t in tools)
     assert search["required"] == past["required"] == ["query"]
     assert search["properties"]["query"]["maxLength"] == 300
-    assert add["required"] == ["content", "category"]
+    assert add["required"] == ["content", "category", "subject"]
     assert add["properties"]["category"]["enum"] == ["context", "person", "preference", "project"]
     assert add["properties"]["content"]["minLength"] == 5
     assert add["properties"]["content"]["maxLength"] == 500
@@ -34,7 +34,11 @@ async def test_add_returns_the_new_id(store, switch):
     outcome = await run_tool(
         ToolContext(store, switch, ALICE, 3),
         "add_to_memory",
-        {"content": "  The user prefers Friday due dates ", "category": "preference"},
+        {
+            "content": "  The user prefers Friday due dates ",
+            "category": "preference",
+            "subject": "due dates",
+        },
         MEMORY_TOOLS,
     )
     assert not outcome.is_error
@@ -125,18 +129,18 @@ async def test_control_characters_in_a_tool_argument_are_a_tool_error_and_write_
     store, switch
 ):
     ctx = ToolContext(store, switch, ALICE)
-    nul = {"content": "The user likes \x00tea", "category": "preference"}
+    nul = {"content": "The user likes \x00tea", "category": "preference", "subject": "tea"}
     escape = {"content": "Alec is the boss", "category": "person", "subject": "A\x1b"}
     for arguments in (nul, escape):
         outcome = await run_tool(ctx, "add_to_memory", arguments, MEMORY_TOOLS)
         assert outcome.is_error and "control characters" in outcome.content, outcome.content
         assert outcome.change is None
-    surrogate = {"content": "The user likes \ud800 tea", "category": "preference"}
+    surrogate = {"content": "The user likes \ud800 tea", "category": "preference", "subject": "t"}
     assert (await run_tool(ctx, "add_to_memory", surrogate, MEMORY_TOOLS)).is_error
     item = await store.add(ALICE, "The user likes green tea", Category.PREFERENCE)
     update = {"memory_id": item.id, "content": "The user likes\x00 black tea"}
     assert (await run_tool(ctx, "update_memory", update, MEMORY_TOOLS)).is_error
     assert [(m.id, m.version) for m in await store.list_active(ALICE)] == [(item.id, 1)]
     # Tabs and newlines are plain text.
-    fine = {"content": "The user likes:\n\tgreen tea", "category": "preference"}
+    fine = {"content": "The user likes:\n\tgreen tea", "category": "preference", "subject": "tea"}
     assert not (await run_tool(ctx, "add_to_memory", fine, MEMORY_TOOLS)).is_error

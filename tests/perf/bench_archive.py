@@ -92,7 +92,11 @@ async def saves(config: Config, url: str) -> tuple[list[float], list[int]]:
         ctx = ToolContext(store, MemorySwitch(sessionmaker), OWNER, memory_limit=10**9)
         times, tokens = [], []
         for n in range(config.archive_saves):
-            arguments = {"content": f"The user noted thing number {n} today", "category": "context"}
+            arguments = {
+                "content": f"The user noted thing number {n} today",
+                "category": "context",
+                "subject": f"thing {n}",
+            }
             start = time.perf_counter()
             outcome = await run_tool(ctx, "add_to_memory", arguments, MEMORY_TOOLS)
             times.append(time.perf_counter() - start)

@@ -23,7 +23,11 @@ TOOL_TURNS = {
         "category": "person",
         "subject": "Priya",
     },
-    12: {"content": "The user prefers tea over coffee after 3pm.", "category": "preference"},
+    12: {
+        "content": "The user prefers tea over coffee after 3pm.",
+        "category": "preference",
+        "subject": "tea",
+    },
 }
 
 

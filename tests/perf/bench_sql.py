@@ -14,7 +14,11 @@ from tests.perf.seeding import seed_memories
 
 # The issue asks for a constant: the same count whatever the memories and the history.
 TARGET = "same at every size"
-SAVE = {"content": "The user prefers tea over coffee after 3pm.", "category": "preference"}
+SAVE = {
+    "content": "The user prefers tea over coffee after 3pm.",
+    "category": "preference",
+    "subject": "tea",
+}
 
 
 async def count(

@@ -84,7 +84,12 @@ async def test_fifty_chats_writing_memory_at_once_hit_no_database_errors(harness
         if request["messages"][-1]["content"][0].get("type") == "tool_result":
             return text("saved")
         return tool_use(
-            "add_to_memory", {"content": "The user likes parallel tests", "category": "preference"}
+            "add_to_memory",
+            {
+                "content": "The user likes parallel tests",
+                "category": "preference",
+                "subject": "tests",
+            },
         )
 
     harness.model.default = save_then_answer

@@ -35,7 +35,12 @@ async def test_group_memory_is_the_groups_own(harness):
     await store.add(OWNER, "Alice's private note about her health", Category.CONTEXT)
     harness.model.script(
         tool_use(
-            "add_to_memory", {"content": "The team ships on Thursdays", "category": "project"}
+            "add_to_memory",
+            {
+                "content": "The team ships on Thursdays",
+                "category": "project",
+                "subject": "shipping",
+            },
         ),
         text("Saved for the group."),
     )

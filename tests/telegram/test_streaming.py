@@ -108,7 +108,7 @@ async def test_a_long_code_block_goes_on_in_the_next_message_with_its_fence_reop
 
 @SQLITE_ONLY
 async def test_a_tool_call_says_what_it_does_in_the_draft(harness):
-    memory = {"content": "The user likes green tea", "category": "preference"}
+    memory = {"content": "The user likes green tea", "category": "preference", "subject": "tea"}
     harness.model.script(
         paced(tool_use("add_to_memory", memory, text="Sure."), first_delay=0.1, duration=1.0),
         paced("Noted: you like green tea.", first_delay=1.5, duration=0.3),

@@ -23,7 +23,8 @@ async def green_tea_notice(harness) -> dict:
     """Have the model save that the user likes green tea; return the change notice."""
     harness.model.script(
         tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
+            "add_to_memory",
+            {"content": "The user likes green tea", "category": "preference", "subject": "tea"},
         ),
         text("Noted."),
     )
@@ -34,7 +35,8 @@ async def green_tea_notice(harness) -> dict:
 async def test_an_add_gets_a_notice_whose_undo_deletes_it_once(harness):
     harness.model.script(
         tool_use(
-            "add_to_memory", {"content": "The user likes green tea", "category": "preference"}
+            "add_to_memory",
+            {"content": "The user likes green tea", "category": "preference", "subject": "tea"},
         ),
         text("Noted."),
     )
@@ -137,10 +139,28 @@ async def test_several_changes_get_numbered_undo_buttons(harness):
             [
                 (
                     "add_to_memory",
-                    {"content": "The user likes green tea", "category": "preference"},
+                    {
+                        "content": "The user likes green tea",
+                        "category": "preference",
+                        "subject": "tea",
+                    },
                 ),
-                ("add_to_memory", {"content": "The user lives in Berlin", "category": "context"}),
-                ("add_to_memory", {"content": "The user runs on Sundays", "category": "context"}),
+                (
+                    "add_to_memory",
+                    {
+                        "content": "The user lives in Berlin",
+                        "category": "context",
+                        "subject": "home",
+                    },
+                ),
+                (
+                    "add_to_memory",
+                    {
+                        "content": "The user runs on Sundays",
+                        "category": "context",
+                        "subject": "running",
+                    },
+                ),
             ]
         ),
         text("Saved all three."),
