@@ -53,3 +53,13 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
         *(t["name"] for t in ReminderTools.definitions()),
     ]
     assert tea.id in harness.system_block()
+
+
+async def test_with_memory_off_the_model_is_told_conversations_are_still_kept(harness):
+    harness.model.default = text("ok")
+    await harness.say(OWNER, "/memory off")
+    await harness.say(OWNER, "remember that I like tea")
+    note = harness.model.requests[-1]["system"][-1]["text"]
+    # Memory is off, but the conversation is stored as always: no promise that nothing is.
+    assert note.startswith("Memory is off") and "Conversations are still kept" in note
+    assert "nothing you are told is saved" not in note

@@ -240,7 +240,7 @@ def memory_off(changed: bool, count: int) -> str:
         return "Memory is already off. /memory on turns it back on."
     return (
         "Memory is off. I won't use or save memories until you send /memory on. "
-        f"I keep the {count_memories(count)} I have."
+        f"I keep the {count_memories(count)} I have, and our conversations are still kept."
     )
 
 

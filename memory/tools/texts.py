@@ -26,7 +26,8 @@ UPDATE_DESCRIPTION = (
 )
 FORGET_DESCRIPTION = (
     'Forget one memory when asked ("forget that Alec is my boss") or when it no longer applies '
-    'at all. For "forget everything", point to /memory clear instead. The user can undo this.'
+    'at all. For "forget everything", point to /memory clear instead (conversations are still '
+    "kept). The user can undo this."
 )
 SEARCH_MEMORY_DESCRIPTION = (
     "Search all memories, archived ones too. Call it before saying you don't know something "

@@ -170,7 +170,7 @@ async def test_off_keeps_memories_shows_the_state_and_on_resumes(harness):
     item = await harness.store.add(OWNER, "The user likes green tea", Category.PREFERENCE)
     assert await harness.say(OWNER, "/memory off") == [
         "Memory is off. I won't use or save memories until you send /memory on. "
-        "I keep the 1 memory I have."
+        "I keep the 1 memory I have, and our conversations are still kept."
     ]
     assert await harness.say(OWNER, "/memory off") == [
         "Memory is already off. /memory on turns it back on."
