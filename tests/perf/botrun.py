@@ -29,8 +29,9 @@ from tests.perf.fakes import TimedAnthropic, TimedTelegram
 
 def build_variant(settings: Settings, *, concurrent: bool, rate_limited: bool) -> Application:
     """Build the Application as bot.app.build_application does, with concurrency or limiter off."""
+    # Off is one update at a time; still the bot's processor, which holds the chats' leases.
     builder = application_builder(settings).concurrent_updates(
-        PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES) if concurrent else False
+        PerChatUpdateProcessor(MAX_CONCURRENT_UPDATES if concurrent else 1)
     )
     if rate_limited:
         builder = builder.rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
