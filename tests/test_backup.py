@@ -118,7 +118,7 @@ async def test_an_online_backup_taken_while_the_bot_writes_restores_every_memory
     block = bot.system_block()
     await bot.stop()
     for memory in saved:
-        assert f'[id:{memory.id}] "{memory.content}"' in block
+        assert f'[id:{memory.id}] "{memory.content[:20]}": "{memory.content}"' in block
 
 
 def _run(*command: str) -> None:

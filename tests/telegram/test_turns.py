@@ -37,7 +37,10 @@ async def test_a_stream_kept_alive_by_pings_stops_at_the_turn_deadline(start_bot
     # Long enough for the first call on a busy machine; the pinging ones take all of it.
     bot = await start_bot(turn_deadline_seconds=3)
     bot.model.script(
-        tool_use("add_to_memory", {"content": "The user likes tea", "category": "preference"}),
+        tool_use(
+            "add_to_memory",
+            {"content": "The user likes tea", "category": "preference", "subject": "tea"},
+        ),
         keep_pinging("never finished"),  # streamed: a private chat shows drafts
         keep_pinging("never finished"),  # not streamed: a group has no drafts
         text("Back again."),
