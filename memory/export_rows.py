@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from sqlalchemy import Row, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from memory.categories import Category
-from memory.items import MemoryItem, MemoryRecord, MemoryVersionItem
+from memory.items import MemoryRecord, MemoryVersionItem
 from memory.models import Memory, MemoryVersion
+from memory.queries import item_of
 
 # Memories per query: each batch holds the loop for a few milliseconds only.
 EXPORT_BATCH = 100
@@ -83,18 +83,6 @@ def _records(memories: Sequence[Row], versions: Sequence[Row]) -> list[MemoryRec
         history = by_memory.get(row.id)
         if not history:  # a memory always has a version; one without has nothing to export
             continue
-        current = history[-1]
-        item = MemoryItem(
-            id=row.id,
-            owner_id=row.owner_id,
-            category=Category(row.category),
-            subject=row.subject,
-            content=current.content,
-            version=current.version_number,
-            created_at=row.created_at,
-            updated_at=current.created_at,
-            deleted_at=row.deleted_at,
-            pinned=row.pinned,
-        )
+        item = item_of(row, history[-1])
         records.append(MemoryRecord(item, history))
     return records

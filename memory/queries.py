@@ -1,6 +1,8 @@
 """SQL the memory modules share: current versions, plain-column items, and per-owner locks."""
 
 import functools
+from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy import Row, Select, bindparam, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -41,8 +43,32 @@ def version_item(version: MemoryVersion) -> MemoryVersionItem:
     )
 
 
-def item_of(memory: Memory, version: MemoryVersion) -> MemoryItem:
-    """Combine a memory row with its current version."""
+class MemoryColumns(Protocol):
+    """A memory's own columns, by name: an ORM Memory or a row selecting them."""
+
+    id: str
+    owner_id: int
+    category: str
+    subject: str | None
+    created_at: datetime
+    deleted_at: datetime | None
+    pinned: bool
+
+
+class VersionColumns(Protocol):
+    """A version's content columns, by name: an ORM MemoryVersion or a MemoryVersionItem."""
+
+    # Read-only, as a MemoryVersionItem's are.
+    @property
+    def version_number(self) -> int: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+def item_of(memory: MemoryColumns, version: VersionColumns) -> MemoryItem:
+    """Combine a memory with its current version."""
     return MemoryItem(
         id=memory.id,
         owner_id=memory.owner_id,
