@@ -9,14 +9,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from bot.conversations.leases import Taken, TurnLeases
+from bot.telegram.outage import DATABASE_ERRORS  # logged; the next tick tries again
 
 logger = logging.getLogger(__name__)
 
-# What a database outage raises; a background step logs it and tries again on the next tick.
-DATABASE_ERRORS = (SQLAlchemyError, OSError)
 # Ticks (renew, look for left-over turns) per lease time: a tick or two may fail in a row.
 TICKS_PER_LEASE = 6
 

@@ -19,6 +19,7 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import Application
 
+from bot.conversations.store import RECOVERY_WINDOW
 from bot.telegram import texts
 from bot.telegram.processing import lanes
 
@@ -30,7 +31,7 @@ PROBE_TIMEOUT_SECONDS = 5.0
 # Probes back off from the first to the last delay while the outage lasts.
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0)
 # A message older than this is not answered any more (as left-over turns after a crash).
-GIVE_UP_SECONDS = 15 * 60
+GIVE_UP_SECONDS = RECOVERY_WINDOW.total_seconds()
 
 Clock = Callable[[], float]
 
