@@ -7,13 +7,15 @@ from datetime import UTC, tzinfo
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic, BadRequestError
-from anthropic.types import Message, ToolResultBlockParam
+from anthropic.types import Message
 
 from bot.agent.attachments import Files
-from bot.agent.ledger import join_summary, memory_write
+from bot.agent.ledger import join_summary
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
 from bot.agent.request import build_request
+from bot.agent.response import closing_note, reply_text, stored_content
 from bot.agent.stream import Progress, StreamBroken, stream_message
+from bot.agent.tool_calls import ToolCalls
 from bot.agent.unanswered import (
     left_out_note_for_model,
     newest_files_within,
@@ -33,9 +35,8 @@ from bot.agent.unreadable import (
 from bot.agent.user_turn import speaker_of
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
-from bot.conversations.snapshot import ConversationState, MemoryWrite, Snapshot, StoredTurn
+from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
-from bot.reminders.records import Place
 from bot.reminders.tools import ReminderTools
 from memory.budget import MemoryFull
 from memory.items import MemoryChange
@@ -44,17 +45,11 @@ from memory.switch import MemorySwitch
 from memory.tools import (
     MEMORY_TOOLS,
     PastConversations,
-    ToolContext,
-    ToolOutcome,
-    run_tool,
     tool_definitions,
 )
 
 logger = logging.getLogger(__name__)
 
-MAX_TOKENS_NOTE = "(My reply was cut off because it reached the length limit.)"
-REFUSAL_NOTE = "(I can't help with that request.)"
-TOOL_LIMIT_NOTE = "(I stopped after too many memory operations in one turn.)"
 # How many times one model call is retried with a file left out (a refused or too long one).
 MAX_LEAVE_OUTS = 5
 
@@ -94,41 +89,6 @@ class TurnFailed(Exception):
         self.changes = changes
 
 
-def stored_content(message: Message) -> Content:
-    """Return the assistant content blocks to store and send back, without empty text."""
-    blocks: Content = []
-    for block in message.content:
-        if block.type == "text":
-            if block.text:
-                blocks.append(text_block(block.text))
-        elif block.type == "tool_use":
-            # The API only accepts object inputs when the history is sent back.
-            tool_input = block.input if isinstance(block.input, dict) else {}
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
-            )
-        else:
-            # Only text and tool calls come back: requests turn on no thinking, no server tools.
-            logger.warning("left out a response block of type %s", block.type)
-    return blocks
-
-
-def reply_text(message: Message) -> str:
-    """Join the text blocks of a model response."""
-    return "\n\n".join(b.text for b in message.content if b.type == "text" and b.text.strip())
-
-
-def closing_note(message: Message, out_of_rounds: bool, has_text: bool) -> str | None:
-    """Return the note that explains why the model stopped where it did, if it needs one."""
-    if message.stop_reason == "tool_use" and out_of_rounds:
-        return TOOL_LIMIT_NOTE
-    if message.stop_reason == "max_tokens":
-        return MAX_TOKENS_NOTE
-    if message.stop_reason == "refusal" and not has_text:
-        return REFUSAL_NOTE
-    return None
-
-
 @dataclass
 class _TurnState:
     """One user turn as the loop works on it: what it sends, and what it has so far."""
@@ -166,16 +126,15 @@ class Agent:
         reminders: ReminderTools | None = None,
     ):
         self._client = client
-        self._reminders = reminders
+        self._tool_calls = ToolCalls(
+            store, switch, past, config.memory_limit, config.zone, reminders
+        )
         # Reminders work with memory off too, so their tools come after the memory tools.
         self._reminder_tools = reminders.definitions() if reminders else []
         self._files = files
         self._config = config
         self._tools = tool_definitions(MEMORY_TOOLS)
         self._conversations = conversations
-        self._store = store
-        self._switch = switch
-        self._past = past
 
     async def run(
         self, snapshot: Snapshot, progress: Progress | None = None, deadline: float | None = None
@@ -243,8 +202,11 @@ class Agent:
         """Run the message's tool calls and store their results as the next user turn."""
         # In a group, the member whose message this answers: the tools know whose facts are whose.
         speaker = speaker_of(state.turns)
-        results, writes = await self._run_tools(state, message, speaker)
-        turn = await self._conversations.append(state.conversation, "user", results, writes)
+        conversation = state.conversation
+        results, writes = await self._tool_calls.run(
+            conversation, message, speaker, state.answer.changes
+        )
+        turn = await self._conversations.append(conversation, "user", results, writes)
         state.turns.append(turn)
 
     async def _keep(self, state: "_TurnState", message: Message) -> None:
@@ -278,44 +240,6 @@ class Agent:
             return state.finished(notice)
         state.notices.append(notice)
         return None
-
-    async def _run_tools(
-        self, state: "_TurnState", message: Message, speaker: str | None
-    ) -> tuple[Content, list[MemoryWrite]]:
-        """Run a message's tool calls; return their results and writes, collecting changes."""
-        conversation, changes = state.conversation, state.answer.changes
-        ctx = ToolContext(
-            self._store, self._switch, conversation.owner_id, conversation.id,
-            memory_limit=self._config.memory_limit, zone=self._config.zone,
-            conversations=self._past, speaker=speaker,
-        )  # fmt: skip
-        results: Content = []
-        writes: list[MemoryWrite] = []
-        for block in message.content:
-            if block.type != "tool_use":
-                continue
-            outcome = await self._run_tool(ctx, conversation, block.name, block.input)
-            logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
-            if (change := outcome.change or outcome.refusal) is not None:
-                changes.append(change)
-            if outcome.change is not None:
-                writes.append(memory_write(block.id, outcome.change))
-            result: ToolResultBlockParam = {
-                "type": "tool_result", "tool_use_id": block.id, "content": outcome.content
-            }  # fmt: skip
-            if outcome.is_error:
-                result["is_error"] = True
-            results.append(result)
-        return results, writes
-
-    async def _run_tool(
-        self, ctx: ToolContext, conversation: ConversationState, name: str, tool_input: object
-    ) -> ToolOutcome:
-        """Run one tool call: a reminder tool for the conversation's chat, else a memory tool."""
-        if self._reminders is not None and name in self._reminders.names:
-            place = Place(conversation.owner_id, conversation.chat_id, conversation.thread_id)
-            return await self._reminders.run(place, name, tool_input)
-        return await run_tool(ctx, name, tool_input, MEMORY_TOOLS)
 
     async def _call(self, state: "_TurnState", force_answer: bool) -> Message:
         """Send the conversation with its turns and files; stream to its progress, if any."""

@@ -1,0 +1,73 @@
+"""Run the tool calls of one model response: reminder tools, else memory tools."""
+
+import logging
+from dataclasses import dataclass
+from datetime import tzinfo
+
+from anthropic.types import Message, ToolResultBlockParam
+
+from bot.agent.ledger import memory_write
+from bot.conversations.blocks import Content
+from bot.conversations.snapshot import ConversationState, MemoryWrite
+from bot.reminders.records import Place
+from bot.reminders.tools import ReminderTools
+from memory.budget import MemoryFull
+from memory.items import MemoryChange
+from memory.store import MemoryStore
+from memory.switch import MemorySwitch
+from memory.tools import MEMORY_TOOLS, PastConversations, ToolContext, ToolOutcome, run_tool
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ToolCalls:
+    """What the tools need: the stores, the memory limit and zone, the reminders if any."""
+
+    store: MemoryStore
+    switch: MemorySwitch
+    past: PastConversations
+    memory_limit: int
+    zone: tzinfo
+    reminders: ReminderTools | None = None
+
+    async def run(
+        self,
+        conversation: ConversationState,
+        message: Message,
+        speaker: str | None,
+        changes: list[MemoryChange | MemoryFull],
+    ) -> tuple[Content, list[MemoryWrite]]:
+        """Run a message's tool calls; return their results and writes, collecting changes."""
+        ctx = ToolContext(
+            self.store, self.switch, conversation.owner_id, conversation.id,
+            memory_limit=self.memory_limit, zone=self.zone,
+            conversations=self.past, speaker=speaker,
+        )  # fmt: skip
+        results: Content = []
+        writes: list[MemoryWrite] = []
+        for block in message.content:
+            if block.type != "tool_use":
+                continue
+            outcome = await self._run_one(ctx, conversation, block.name, block.input)
+            logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
+            if (change := outcome.change or outcome.refusal) is not None:
+                changes.append(change)
+            if outcome.change is not None:
+                writes.append(memory_write(block.id, outcome.change))
+            result: ToolResultBlockParam = {
+                "type": "tool_result", "tool_use_id": block.id, "content": outcome.content
+            }  # fmt: skip
+            if outcome.is_error:
+                result["is_error"] = True
+            results.append(result)
+        return results, writes
+
+    async def _run_one(
+        self, ctx: ToolContext, conversation: ConversationState, name: str, tool_input: object
+    ) -> ToolOutcome:
+        """Run one tool call: a reminder tool for the conversation's chat, else a memory tool."""
+        if self.reminders is not None and name in self.reminders.names:
+            place = Place(conversation.owner_id, conversation.chat_id, conversation.thread_id)
+            return await self.reminders.run(place, name, tool_input)
+        return await run_tool(ctx, name, tool_input, MEMORY_TOOLS)
