@@ -31,15 +31,23 @@ class ModelAway(Exception):
 # Compact down to this share of the budget, so the cached prefix then lasts many turns.
 KEEP_SHARE = 0.4
 SUMMARY_MAX_TOKENS = 1024
+# The transcript to fold ends with the assistant's last reply before the user's newest
+# message: a memory question there has had no answer yet, and that message may be the yes.
+OPEN_QUESTION_RULE = (
+    "If the transcript ends with the assistant asking whether to remember something, that "
+    "question is still open, not declined: the user's next message may answer it. End the "
+    "summary with it word for word, after 'Still open:', with the fact it would save."
+)
 SUMMARY_INSTRUCTIONS = (
     "You maintain the running summary of a chat between a user and their assistant. "
     "Given the previous summary (if any) and the next part of the transcript, write an "
     "updated summary of at most 300 words: what was discussed, decisions, open questions, "
     "facts the user shared, and anything the assistant promised. Keep, word for word, every "
-    "fact the user declined to have remembered (a question about remembering that they left "
-    "unanswered counts as declined) and any such question still open. Leave out memory tool "
-    "calls: they are listed separately. Write plain prose in the third person. Output only "
-    "the summary."
+    "fact the user declined to have remembered (a question about remembering that they said "
+    "no to, or talked past, counts as declined). "
+    f"{OPEN_QUESTION_RULE} "
+    "Leave out memory tool calls: they are listed separately. Write plain prose in the third "
+    "person. Output only the summary."
 )
 
 

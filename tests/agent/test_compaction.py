@@ -204,3 +204,55 @@ async def test_photos_sent_together_reach_the_model_and_those_past_the_budget_ar
     )
     assert reply["result"]["text"].startswith("I see them.")
     assert f"only {fit} of the 20 files you sent together" in reply["result"]["text"]
+
+
+QUESTION = "Shall I remember that your sister is called Mia?"
+MIA = "The user's sister is called Mia"
+
+
+def _summarise_as_told(request: dict) -> dict:
+    """Act as a summariser that keeps an open question only when its instructions say so."""
+    transcript = request["messages"][0]["content"]
+    ends_with_question = transcript.rstrip().endswith(QUESTION)
+    if ends_with_question and "still open, not declined" in request["system"]:
+        return text(f"The user talked about their family. Still open: {QUESTION} ({MIA}.)")
+    return text("The user talked about their family.")
+
+
+def _answer_the_open_question(request: dict) -> dict:
+    """Act as a model that saves the fact when the summary's open question gets a yes."""
+    system = " ".join(block["text"] for block in request["system"])
+    said = request["messages"][-1]["content"]
+    yes = isinstance(said, list) and said[-1]["type"] == "text" and said[-1]["text"].endswith("Yes")
+    if yes and f"Still open: {QUESTION}" in system:
+        return tool_use("add_to_memory", {"content": MIA, "category": "person", "subject": "Mia"})
+    return text("Noted.")
+
+
+async def test_a_memory_question_open_at_the_cut_stays_open_and_a_yes_saves(small_budget_bot):
+    bot = small_budget_bot
+    model = bot.model
+    model.default = lambda request: (
+        _summarise_as_told(request) if is_summary_request(request) else text("Noted.")
+    )
+    await bot.say(OWNER, "Some background first: " + "words " * 900)
+    # Under the budget before the reply: the long reply and the yes push the history over it,
+    # so the question is folded away and the yes is the first message after the cut.
+    model.script(text("A long answer about families. " * 100 + QUESTION))
+    await bot.say(OWNER, "My sister is called Mia. " + "words " * 800)
+    assert not any(is_summary_request(r) for r in model.requests)
+    model.default = lambda request: (
+        _summarise_as_told(request)
+        if is_summary_request(request)
+        else _answer_the_open_question(request)
+    )
+    await bot.say(OWNER, "Yes")
+    summaries = [r for r in model.requests if is_summary_request(r)]
+    assert len(summaries) == 1
+    assert "still open, not declined" in summaries[0]["system"]
+    assert summaries[0]["messages"][0]["content"].rstrip().endswith(QUESTION)
+    chat = [r for r in model.requests if not is_summary_request(r)][-2]
+    assert QUESTION not in str(chat["messages"]), "the question should be folded away"
+    assert f"Still open: {QUESTION}" in chat["system"][2]["text"]
+    [saved] = await bot.store.list_active(OWNER)
+    assert (saved.subject, saved.content) == ("Mia", MIA)
