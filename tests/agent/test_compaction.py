@@ -10,7 +10,7 @@ from bot.agent.ledger import LEDGER_HEADING
 from bot.agent.request import SUMMARY_HEADER
 from bot.conversations.file_refs import image_tokens
 from bot.conversations.snapshot import StoredTurn
-from tests.fakes.anthropic_server import NO_CREDITS, error, text, tool_use
+from tests.fakes.anthropic_server import NO_CREDITS, Reply, error, text, tool_use
 from tests.fakes.media import sample_png
 from tests.files_support import push_album_photo
 from tests.harness import OWNER
@@ -210,7 +210,7 @@ QUESTION = "Shall I remember that your sister is called Mia?"
 MIA = "The user's sister is called Mia"
 
 
-def _summarise_as_told(request: dict) -> dict:
+def _summarise_as_told(request: dict) -> Reply:
     """Act as a summariser that keeps an open question only when its instructions say so."""
     transcript = request["messages"][0]["content"]
     ends_with_question = transcript.rstrip().endswith(QUESTION)
@@ -219,7 +219,7 @@ def _summarise_as_told(request: dict) -> dict:
     return text("The user talked about their family.")
 
 
-def _answer_the_open_question(request: dict) -> dict:
+def _answer_the_open_question(request: dict) -> Reply:
     """Act as a model that saves the fact when the summary's open question gets a yes."""
     system = " ".join(block["text"] for block in request["system"])
     said = request["messages"][-1]["content"]
