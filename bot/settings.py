@@ -2,11 +2,18 @@
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Self
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
@@ -22,6 +29,9 @@ ADVICE = {
     "telegram_bot_token": "create a bot with @BotFather and paste its token",
     "anthropic_api_key": "create a key at console.anthropic.com and paste it",
 }
+
+# Voice transcription is on when all of these are set (README "Voice notes").
+TRANSCRIPTION_FIELDS = ("transcription_base_url", "transcription_api_key", "transcription_model")
 
 
 class Settings(BaseSettings):
@@ -69,6 +79,14 @@ class Settings(BaseSettings):
     # Active reminders one owner may have, and check-ins (reminders the model answers) a day.
     reminders_max_active: int = Field(default=50, ge=1, le=1000)
     check_ins_per_day: int = Field(default=3, ge=0, le=50)
+    # Voice notes and round videos are transcribed by an OpenAI-compatible server (OpenAI,
+    # Groq, a self-hosted one): off until all three are set.
+    transcription_base_url: str | None = None
+    transcription_api_key: SecretStr | None = None
+    transcription_model: str | None = None
+    # Longer or bigger notes are refused before they are downloaded (Telegram's limit: 20 MB).
+    voice_max_seconds: int = Field(default=300, ge=1, le=3600)
+    voice_max_mb: int = Field(default=20, ge=1, le=20)
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod
@@ -102,7 +120,13 @@ class Settings(BaseSettings):
             raise ValueError(str(error).removeprefix("DATABASE_URL ")) from None
         return value
 
-    @field_validator("webhook_url", "webhook_secret", "conversation_retention_days", mode="before")
+    @field_validator(
+        "webhook_url",
+        "webhook_secret",
+        "conversation_retention_days",
+        *TRANSCRIPTION_FIELDS,
+        mode="before",
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """Treat an empty value (WEBHOOK_URL= in .env) as not set."""
@@ -128,6 +152,33 @@ class Settings(BaseSettings):
         if value is not None and not WEBHOOK_SECRET_RE.fullmatch(value.get_secret_value()):
             raise ValueError("must be 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
+
+    @field_validator("transcription_base_url")
+    @classmethod
+    def _transcription_url_shape(cls, value: str | None) -> str | None:
+        """Require the http(s) base URL of the API, like https://api.openai.com/v1."""
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError("must be an http(s) URL, like https://api.openai.com/v1")
+        return value.strip().rstrip("/")
+
+    @model_validator(mode="after")
+    def _transcription_all_or_nothing(self) -> Self:
+        """Refuse a transcription half set up: all three settings, or none."""
+        missing = [name.upper() for name in TRANSCRIPTION_FIELDS if getattr(self, name) is None]
+        if 0 < len(missing) < len(TRANSCRIPTION_FIELDS):
+            raise ValueError(
+                f"voice notes need all of {', '.join(n.upper() for n in TRANSCRIPTION_FIELDS)}: "
+                f"{', '.join(missing)} not set"
+            )
+        return self
+
+    @property
+    def transcription_on(self) -> bool:
+        """Tell whether voice notes are transcribed (all three settings are set)."""
+        return self.transcription_base_url is not None
 
     @field_validator("timezone")
     @classmethod
@@ -187,7 +238,7 @@ def describe_settings_error(error: ValidationError) -> str:
             else detail["msg"].removeprefix("Value error, ")
         )
         advice = f": {ADVICE[field]}" if field in ADVICE else ""
-        problems.append(f"{field.upper() or 'settings'} {problem}{advice}")
+        problems.append(f"{field.upper()} {problem}{advice}" if field else problem)
     return "Invalid settings: " + "; ".join(problems)
 
 

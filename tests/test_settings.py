@@ -15,7 +15,8 @@ REQUIRED = {"TELEGRAM_BOT_TOKEN": "123:abc", "ANTHROPIC_API_KEY": "sk-ant-x"}
 def clean_environment(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no stray .env
     for name in (*REQUIRED, "ALLOWED_USER_IDS", "DATABASE_URL", "TIMEZONE", "LOG_LEVEL",
-                 "STREAM_REPLIES"):  # fmt: skip
+                 "STREAM_REPLIES", "TRANSCRIPTION_BASE_URL", "TRANSCRIPTION_API_KEY",
+                 "TRANSCRIPTION_MODEL", "VOICE_MAX_SECONDS", "VOICE_MAX_MB"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
 
 
@@ -72,6 +73,8 @@ def test_malformed_values_are_named(monkeypatch):
         ("SHUTDOWN_GRACE_SECONDS", "1e9"),
         ("REMINDERS_MAX_ACTIVE", "1000000"),
         ("CHECK_INS_PER_DAY", "1000000"),
+        ("VOICE_MAX_SECONDS", "100000"),
+        ("VOICE_MAX_MB", "21"),
     ],
 )
 def test_every_number_has_an_upper_bound_named_in_one_line(monkeypatch, name, value):
@@ -126,3 +129,41 @@ def test_replies_stream_unless_turned_off(monkeypatch):
     monkeypatch.setenv("STREAM_REPLIES", "sometimes")
     with pytest.raises(SettingsError, match="STREAM_REPLIES"):
         load_settings()
+
+
+TRANSCRIPTION = {
+    "TRANSCRIPTION_BASE_URL": "https://api.groq.com/openai/v1/",
+    "TRANSCRIPTION_API_KEY": "gsk-secret-4242",
+    "TRANSCRIPTION_MODEL": "whisper-large-v3-turbo",
+}
+
+
+def test_voice_notes_are_off_until_all_three_transcription_settings_are_set(monkeypatch):
+    for name, value in {**REQUIRED, "TRANSCRIPTION_MODEL": ""}.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    assert not settings.transcription_on and settings.transcription_model is None
+    assert (settings.voice_max_seconds, settings.voice_max_mb) == (300, 20)
+    for name, value in TRANSCRIPTION.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    assert settings.transcription_on
+    assert settings.transcription_base_url == "https://api.groq.com/openai/v1"
+
+
+def test_half_a_transcription_setup_is_named_without_the_key(monkeypatch):
+    for name, value in {**REQUIRED, "TRANSCRIPTION_API_KEY": "gsk-secret-4242"}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    assert str(raised.value) == (
+        "Invalid settings: voice notes need all of TRANSCRIPTION_BASE_URL, "
+        "TRANSCRIPTION_API_KEY, TRANSCRIPTION_MODEL: TRANSCRIPTION_BASE_URL, "
+        "TRANSCRIPTION_MODEL not set"
+    )
+    monkeypatch.setenv("TRANSCRIPTION_BASE_URL", "api.openai.com")
+    monkeypatch.setenv("TRANSCRIPTION_MODEL", "whisper-1")
+    with pytest.raises(SettingsError) as raised:
+        load_settings()
+    assert "TRANSCRIPTION_BASE_URL must be an http(s) URL" in str(raised.value)
+    assert "4242" not in str(raised.value)

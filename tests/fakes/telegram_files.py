@@ -112,6 +112,8 @@ def _extension(file_name: str | None, mime_type: str | None, kind: str) -> str:
         return ".jpg"
     if kind == "voice":
         return ".oga"
+    if kind == "video_note":
+        return ".mp4"  # round videos are MP4; Telegram sends no mime_type for them
     return (mimetypes.guess_extension(mime_type) if mime_type else None) or ""
 
 
