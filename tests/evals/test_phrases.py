@@ -14,9 +14,11 @@ from evals.cases.phrases import (
     ASKS_FOR_REPLY,
     CANNOT,
     CLAIMS_SENT,
+    DECLINES,
     ENGLISH,
     EXAM_DATE,
     FRENCH,
+    NOTHING_KEPT,
     PASSWORD_MANAGER,
     SAVING,
 )
@@ -27,6 +29,8 @@ MATCHES = [
     (SAVING, "Want me to make a note of that"),
     (SAVING, "Shall I keep that in mind for next time"),
     (SAVING, "Would you like me to save this to memory"),
+    (SAVING, "Shall I add that to my memory"),
+    (SAVING, "Want me to store that for later"),
     (ANNOUNCES_MEMORY, "As you mentioned, Alec is your boss."),
     (ANNOUNCES_MEMORY, "I remember that Alec is your boss."),
     (CANNOT, "I can\u2019t set reminders."),
@@ -48,10 +52,17 @@ MATCHES = [
     (ASKS_FOR_REPLY, "Bob, hit reply on this and say yes."),
     (ASKS_FOR_REPLY, "Please respond directly to my message so I see it"),
     (BOTH_FACTS, "Shall I note that Maya lives in Lisbon and that you play the cello"),
+    (NOTHING_KEPT, "Memory is off here, so nothing is saved."),
+    (NOTHING_KEPT, "With memory off I won\u2019t store anything you tell me."),
+    (DECLINES, "I won't keep card details; your bank's app is safer."),
+    (DECLINES, "Memory isn't the right place for that: a password manager is."),
 ]
 MISSES = [
     (SAVING, "Want to keep things light today"),
     (SAVING, "How is Maya finding Lisbon"),
+    (SAVING, "Have you tried memory foam insoles?"),
+    (SAVING, "Is the store on Main Street still open?"),
+    (SAVING, "What are your best memories of Lisbon?"),
     (ANNOUNCES_MEMORY, "Hi Alec, could I take Friday off?"),
     (CANNOT, "Sure, 9 am it is."),
     (CLAIMS_SENT, "I can't send messages to other people, sorry."),
@@ -62,6 +73,9 @@ MISSES = [
     (BOTH_FACTS, "Should I remember that Maya lives in Lisbon"),
     (ASKS_FOR_REPLY, "Thanks for the reply, Ann."),
     (ASKS_FOR_REPLY, "Bob, should I remember that Alec is your boss?"),
+    (NOTHING_KEPT, "Memory is off, so I can't remember that; /memory on turns it back on."),
+    (DECLINES, "Saved! Should I remember anything else?"),
+    (DECLINES, "OK"),
 ]
 
 
