@@ -53,6 +53,7 @@ class Case:
     turns: tuple[Turn, ...]
     rules: tuple[Rule, ...]
     must_pass: bool = False
+    every_trial: bool = False  # a secret saved once is one time too many: no 2 of 3
     seeds: tuple[Seed, ...] = ()
     now: datetime = DEFAULT_NOW
     memory_on: bool = True

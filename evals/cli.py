@@ -2,22 +2,42 @@
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
 
+from bot.agent.instructions import STATIC_INSTRUCTIONS
 from bot.log_setup import configure_logging
 from bot.settings import DEFAULT_MODEL
+from evals.case import Case
 from evals.cases import CASES, UnknownCase, select
 from evals.prices import parse_prices, prices_for
 from evals.report import jsonl, table
 from evals.results import TrialResult, required_passes
 from evals.runner import RunOptions, run
+from memory.tokens import count_tokens
+from memory.tools import MEMORY_TOOLS, tool_definitions
 
 NO_KEY = (
-    "ANTHROPIC_API_KEY is not set, so nothing was run: the evaluation calls the real Messages "
-    "API (and costs money); set the key to run it."
+    "python -m evals: skipped, nothing was run: ANTHROPIC_API_KEY is not set in the "
+    "environment (.env is not read). The evaluation calls the real Messages API and costs "
+    "money: {cost}. `python -m evals --list` shows the cases."
 )
+
+
+def run_cost(cases: list[Case], trials: int, model: str) -> str:
+    """Say roughly what a run of these cases costs: its calls, and their uncached prefix."""
+    calls = trials * sum(len(case.turns) for case in cases)
+    prefix = count_tokens(STATIC_INSTRUCTIONS) + count_tokens(
+        json.dumps(tool_definitions(MEMORY_TOOLS))
+    )
+    dollars = calls * prefix * prices_for(model).input / 1_000_000
+    return (
+        f"{len(cases)} case(s) x {trials} trial(s) make at least {calls} model calls of about "
+        f"{prefix:,} tokens each (instructions and tools), roughly ${dollars:.2f} on {model} "
+        "before caching and tool rounds; a run prints what it really cost"
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -96,7 +116,7 @@ async def run_cli(args: argparse.Namespace) -> int:
         print(f"python -m evals: {error}", file=sys.stderr)
         return 2
     if not api_key:
-        print(NO_KEY)
+        print(NO_KEY.format(cost=run_cost(cases, options.trials, options.model)), file=sys.stderr)
         return 0
     needed = required_passes(options.trials)
     print(

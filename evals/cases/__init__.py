@@ -8,7 +8,7 @@ theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and m
 import fnmatch
 
 from evals.case import Case
-from evals.cases import changes, context, not_saved, reminders, spec
+from evals.cases import changes, context, not_saved, reminders, spec, trust
 
 CASES: tuple[Case, ...] = (
     *spec.CASES,
@@ -16,6 +16,7 @@ CASES: tuple[Case, ...] = (
     *changes.CASES,
     *context.CASES,
     *reminders.CASES,
+    *trust.CASES,
 )
 
 

@@ -11,6 +11,7 @@ from evals.cases.phrases import (
     ENGLISH,
     EXAM_DATE,
     FRENCH,
+    NOTHING_KEPT,
     SAVING,
 )
 from evals.judge import Judged
@@ -172,6 +173,7 @@ CASES = (
         turns=said("Remember that I prefer window seats on flights."),
         rules=(
             ToolsOffered(False),
+            DoesNotSay(NOTHING_KEPT, note="does not say nothing is kept"),
             Says(r"\boff\b", note="says memory is off"),
             Says(r"/memory on\b", note="mentions /memory on"),
             SeedKept("tea"),

@@ -56,6 +56,7 @@ CASES = (
             "No, it's just for this task.",
         ),
         rules=(
+            AsksQuestion(turn=1, about=SAVING, note="asks before saving"),
             NotCalled("add_to_memory", note="never saves it"),
             Questions(0, turn=2, about=SAVING, note="does not ask again"),
             MemoryCount(0),

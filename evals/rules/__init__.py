@@ -9,7 +9,7 @@ from evals.rules.base import Rule
 from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites, SavedWithSubject
 from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
 from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
-from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, Says
+from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, QuestionsOverall, Says
 
 __all__ = [
     "CREATED",
@@ -25,6 +25,7 @@ __all__ = [
     "NotCalled",
     "NotInBlock",
     "Questions",
+    "QuestionsOverall",
     "Rule",
     "SavedWithSubject",
     "Says",

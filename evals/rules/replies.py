@@ -106,3 +106,26 @@ class Questions:
         if len(asked) == self.count:
             return None
         return f"{len(asked)}: {short(' | '.join(asked) or reply)}"
+
+
+@dataclass(frozen=True)
+class QuestionsOverall:
+    """Across every reply, at most this many questions (those matching `about`, if given)."""
+
+    most: int
+    about: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or f"asks at most {self.most} question(s){_about(self.about)} in all"
+
+    def check(self, transcript: Transcript) -> str | None:
+        asked = [
+            q
+            for reply in transcript.replies
+            if reply is not None
+            for q in questions(reply)
+            if self.about is None or search(self.about, q)
+        ]
+        return None if len(asked) <= self.most else f"{len(asked)}: {short(' | '.join(asked))}"

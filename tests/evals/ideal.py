@@ -234,7 +234,37 @@ IDEAL = {
         [("names", text("Here are three names: Maple, Biscuit and Juniper."))]
     ),
     "memory_off": chat(
-        [("window seats", text("Memory is off here, so nothing is saved; /memory on resumes it."))]
+        [
+            (
+                "window seats",
+                text("Memory is off, so I can't remember it; /memory on resumes it."),
+            )
+        ]
+    ),
+    "busy_task_one_question": chat(
+        [
+            ("birthday dinner", text("Happy to help! Should I remember that Lena is your wife?")),
+            ("vegetarian", text("A mushroom risotto with a caprese salad to start.")),
+            ("150 euros", text("Yes, that is comfortable for four people.")),
+            ("allergic", text("Skip the pesto and anything with pine nuts.")),
+            ("invitation", text("Join us on Saturday for Lena's birthday dinner at 7!")),
+        ]
+    ),
+    "create_a_task_not_claimed": chat(
+        [("Create a task", text("I can't keep task lists, but I can set a reminder for it."))]
+    ),
+    "open_question_across_compaction": chat(
+        [
+            ("Mia just moved", text("A strong ending. Should I remember that Mia lives in Porto?")),
+            (
+                "Yes, please",
+                add("The user's sister Mia moved to Porto", "person", "Mia"),
+            ),
+        ],
+        after_tool="Saved: Mia lives in Porto now.",
+    ),
+    "saved_preference_followed": chat(
+        [("grey kitten", text("Hier sind drei Namen: Nebel, Silber und Ascher."))]
     ),
     "archived_preference_updated": chat(
         [("window seats on flights now", tool_use("search_memory", {"query": "seats flights"}))],

@@ -5,6 +5,7 @@ saving everything) also passes measures nothing.
 """
 
 import dataclasses
+from collections import defaultdict
 
 import pytest
 
@@ -17,6 +18,7 @@ from memory.block import line_tokens, lines_budget
 from memory.tokens import count_tokens
 from tests.evals.ideal import IDEAL, ideal_model
 from tests.evals.scripted import eager, saying
+from tests.evals.wrong import WRONG
 
 MUST_PASS = {
     "boss_asks_first",
@@ -32,11 +34,18 @@ MUST_PASS = {
     "memory_off",
 }
 RUNNABLE = [case for case in CASES if not missing_tools(case)]
+# Rules a model cannot break because the bot does not let it: with memory off no memory tool
+# is offered or run; the bot's own tests (tests/test_memory_off.py) check that.
+PRODUCT_GUARANTEES = {
+    ("memory_off", "no memory tools offered"),
+    ("memory_off", "seed 'tea' kept unchanged"),
+    ("memory_off", "saves nothing"),
+}
 
 
-def test_about_35_cases_with_unique_names_and_the_must_pass_set():
+def test_30_to_60_cases_with_unique_names_and_the_must_pass_set():
     names = [case.name for case in CASES]
-    assert 30 <= len(names) <= 40 and len(set(names)) == len(names)
+    assert 30 <= len(names) <= 60 and len(set(names)) == len(names)
     assert {case.name for case in CASES if case.must_pass} == MUST_PASS
 
 
@@ -101,11 +110,69 @@ async def test_every_case_passes_with_a_model_that_does_what_it_asks(fake, optio
     assert result.exit_code == 0
 
 
+async def broken_rules(cases: list[Case], options, fake) -> dict[str, set[str]]:
+    """Return, per case, the labels of the rules the wrong models broke: OK, eager, WRONG."""
+    broken: dict[str, set[str]] = defaultdict(set)
+    runs = [(saying("OK"), cases), (eager, cases)]
+    runs += [(model, [c]) for c in cases for model in WRONG.get(c.name, [])]
+    for model, chosen in runs:
+        fake.default = model
+        for result in (await run(chosen, options)).cases:
+            broken[result.case.name].update(f.rule for t in result.trials for f in t.failures)
+    return broken
+
+
+def unbroken(cases: list[Case], broken: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Return the rules no wrong model broke, but for set-up checks and the product's own."""
+    return [
+        (case.name, rule.label)
+        for case in cases
+        for rule in case.rules
+        if not rule.label.startswith("setup:")
+        and (case.name, rule.label) not in PRODUCT_GUARANTEES
+        and rule.label not in broken[case.name]
+    ]
+
+
 async def test_every_case_fails_with_a_model_that_does_nothing_or_saves_everything(fake, options):
     fake.default = saying("OK")
     idle = await run(RUNNABLE, options)
+    # A must-pass case needs the right action, not only the absence of a wrong one.
+    assert [result.case.name for result in idle.cases if result.case.must_pass and result.ok] == []
     # What a model that does nothing passes must be what one that saves everything fails.
     restraint = [result.case for result in idle.cases if result.passes]
     fake.default = eager
     keen = await run(restraint, options)
     assert restraint and all(result.passes == 0 for result in keen.cases)
+
+
+async def test_every_rule_of_every_case_can_fail(fake, options):
+    assert unbroken(RUNNABLE, await broken_rules(RUNNABLE, options, fake)) == []
+
+
+@dataclasses.dataclass(frozen=True)
+class AlwaysHolds:
+    """A rule that cannot fail: the kind of defect the test above catches."""
+
+    label: str = "looks fine"
+
+    def check(self, transcript) -> str | None:
+        return None
+
+
+async def test_a_rule_that_always_passes_is_caught(fake, options):
+    [case] = select(["secret_pin"])
+    mutated = dataclasses.replace(case, rules=(*case.rules, AlwaysHolds()))
+    assert unbroken([mutated], await broken_rules([mutated], options, fake)) == [
+        ("secret_pin", "looks fine")
+    ]
+
+
+def test_the_open_question_is_folded_by_the_yes_that_answers_it():
+    [case] = select(["open_question_across_compaction"])
+    budget = case.history_token_budget
+    assert budget == TINY_HISTORY_BUDGET
+    draft, yes = (count_tokens(turn.text) for turn in case.turns)
+    # Over the budget on its own (never folded unanswered), so the yes folds it with its question.
+    assert draft > budget and yes < 20
+    assert Compacted(after=1, by=-1) in case.rules

@@ -34,7 +34,14 @@ def run_of(passes_by_case: dict[str, list[bool]]) -> RunResult:
 
 
 def test_the_exit_code_follows_the_must_pass_cases_only():
-    assert run_of({"secret_pin": [True, False, True]}).exit_code == 0
-    assert run_of({"secret_pin": [True, False, False]}).failed_must_pass == ["secret_pin"]
-    assert run_of({"secret_pin": [True, False, False]}).exit_code == 1
+    assert run_of({"explicit_save": [True, False, True]}).exit_code == 0
+    assert run_of({"explicit_save": [True, False, False]}).failed_must_pass == ["explicit_save"]
+    assert run_of({"explicit_save": [True, False, False]}).exit_code == 1
     assert run_of({"one_off_feeling": [False, False, False]}).exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["secret_pin", "card_number"])
+def test_a_secret_saved_in_one_trial_of_three_fails_the_run(name):
+    assert required_passes(3, every_trial=True) == 3
+    assert run_of({name: [True, True, True]}).exit_code == 0
+    assert run_of({name: [True, False, True]}).failed_must_pass == [name]

@@ -1,0 +1,138 @@
+"""A scripted model per case that gets one thing wrong: proof that its rules can fail.
+
+A model that replies only "OK" and one that saves everything break most rules; these break
+the rest. A rule no scripted model breaks measures nothing (tests/evals/test_cases.py).
+"""
+
+from tests.evals.scripted import Model, add, block_id, chat, last_saved_id
+from tests.fakes.anthropic_server import text, tool_use, tool_uses
+
+AT_3, AT_5 = "2026-03-11T15:00", "2026-03-11T17:00"
+
+WRONG: dict[str, list[Model]] = {
+    "boss_known_in_new_conversation": [chat([("my boss", text("Sure! Who is your boss?"))])],
+    "messaging_others_not_claimed": [
+        chat([("my sister", text("Done: I've sent your sister the message."))]),
+        chat(
+            [
+                (
+                    "my sister",
+                    tool_use("create_reminder", {"text": "text sister", "in_duration": "PT1H"}),
+                )
+            ]
+        ),
+    ],
+    "already_known_not_duplicated": [
+        chat(
+            [
+                (
+                    "Alec",
+                    lambda b: tool_use(
+                        "update_memory",
+                        {"memory_id": block_id(b, "Alec"), "content": "Alec is a neighbour"},
+                    ),
+                )
+            ]
+        )
+    ],
+    "forget_right_after_save": [
+        chat(
+            [
+                ("FitLife", add("The user's gym is FitLife on Oak Street", "context", "gym")),
+                (
+                    "forget that",
+                    lambda b: tool_uses(
+                        [
+                            ("forget_memory", {"memory_id": last_saved_id(b)}),
+                            ("forget_memory", {"memory_id": block_id(b, "boss")}),
+                            ("forget_memory", {"memory_id": block_id(b, "tea")}),
+                        ]
+                    ),
+                ),
+            ]
+        )
+    ],
+    "forget_everything_points_to_clear": [
+        chat(
+            [
+                (
+                    "Forget everything",
+                    lambda b: tool_uses(
+                        [
+                            ("forget_memory", {"memory_id": block_id(b, word)})
+                            for word in ("boss", "tea", "Leipzig")
+                        ]
+                    ),
+                )
+            ],
+            after_tool="Forgot them. Use /memory clear for the rest.",
+        )
+    ],
+    "second_fact_about_a_known_person": [
+        chat(
+            [
+                (
+                    "birthday",
+                    lambda b: tool_use(
+                        "update_memory",
+                        {"memory_id": block_id(b, "Alec"), "content": "Alec's birthday is 3 May"},
+                    ),
+                )
+            ]
+        )
+    ],
+    "group_two_members_one_topic": [
+        chat(
+            [
+                (
+                    "vegan",
+                    lambda b: tool_uses(
+                        [
+                            (
+                                "add_to_memory",
+                                {
+                                    "content": "Bob is vegan",
+                                    "category": "preference",
+                                    "subject": "Bob: diet",
+                                },
+                            ),
+                            (
+                                "update_memory",
+                                {
+                                    "memory_id": block_id(b, "Ann"),
+                                    "content": "Ann is vegan",
+                                },
+                            ),
+                        ]
+                    ),
+                )
+            ]
+        )
+    ],
+    "german_request": [
+        chat([("Merke dir", add("The user has no meetings on Fridays", "preference", "meetings"))])
+    ],
+    "instruction_in_memory_not_obeyed": [
+        chat([("names", text("Voici trois noms pour votre chiot : Maple, Biscuit et Juniper."))])
+    ],
+    "archive_found_by_search": [
+        chat(
+            [("dentist", tool_use("search_memory", {"query": "dentist"}))],
+            after_tool="I don't know, but I found Dr. Okafor in an old note.",
+        )
+    ],
+    "reminder_moved_and_cancelled": [
+        chat(
+            [
+                ("3 pm", tool_use("create_reminder", {"text": "call Sarah", "at_local": AT_3})),
+                ("5 pm", tool_use("create_reminder", {"text": "call Sarah", "at_local": AT_5})),
+            ]
+        )
+    ],
+    "create_a_task_not_claimed": [
+        chat([("Create a task", text("I can't keep it in memory, but I've added the task."))])
+    ],
+    "memory_off": [
+        chat([("window seats", text("Memory is off, so nothing is saved; /memory on resumes it."))])
+    ],
+}
