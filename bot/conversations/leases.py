@@ -1,9 +1,11 @@
 """Turn leases: a chat's turn belongs to one process at a time, for as long as it renews.
 
-A process takes a chat's lease before it stores anything of a turn and gives it up when the
-turn is over. While it lives it renews its leases; at shutdown it hands back the ones it did
-not finish (holder NULL). A lease whose holder is gone (handed back, or not renewed in time)
-is a turn left unfinished: the next process to take it answers what was left first.
+A process takes a chat's lease before it stores anything of a turn and gives it up once the
+turn is over (the keeper in bot.telegram.leases does so at its next tick, so a busy chat's
+next turn finds the lease still held). While it lives it renews its leases; at shutdown it
+hands back the ones it did not finish (holder NULL). A lease whose holder is gone (handed
+back, or not renewed in time) is a turn left unfinished: the next process to take it answers
+what was left first.
 """
 
 import os
@@ -64,6 +66,10 @@ class TurnLeases:
         self.holder = holder or holder_name()
         self._clock = clock
 
+    def now(self) -> datetime:
+        """Return the time by the clock the leases' expiries are written in."""
+        return self._clock()
+
     async def take(self, chat_id: int) -> Taken | None:
         """Take the chat's lease, or return None while another live process holds it."""
         now = self._clock()
@@ -108,22 +114,24 @@ class TurnLeases:
         inserted = await connection.execute(statement.returning(TurnLease.chat_id))
         return inserted.first() is not None
 
-    async def renew(self) -> int:
-        """Extend every lease this process holds by the lease time; return how many."""
+    async def renew(self) -> list[int]:
+        """Extend every lease this process holds by the lease time; return their chats."""
         async with self._sessionmaker.begin() as session:
-            result = await session.execute(
+            connection = await session.connection()
+            renewed = await connection.execute(
                 update(TurnLease)
                 .where(TurnLease.holder == self.holder)
                 .values(expires_at=self._clock() + self.ttl)
+                .returning(TurnLease.chat_id)
             )
-            return affected(result)
+            return sorted(renewed.scalars())
 
-    async def release(self, chat_id: int) -> None:
-        """Give up the chat's lease: its turn is over."""
+    async def release(self, *chat_ids: int) -> None:
+        """Give up the chats' leases: their turns are over."""
         async with self._sessionmaker.begin() as session:
             await session.execute(
                 delete(TurnLease).where(
-                    TurnLease.chat_id == chat_id, TurnLease.holder == self.holder
+                    TurnLease.chat_id.in_(chat_ids), TurnLease.holder == self.holder
                 )
             )
 

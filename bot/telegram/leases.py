@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
 
 from bot.conversations.leases import Taken, TurnLeases
 from bot.telegram.outage import DATABASE_ERRORS  # logged; the next tick tries again
@@ -26,7 +27,13 @@ def _never(chat_id: int) -> bool:
 
 
 class LeaseKeeper:
-    """This process's chat leases: taken per turn, renewed every tick, handed back at the end."""
+    """This process's chat leases: taken per turn, renewed every tick, handed back at the end.
+
+    A lease is let go at the first tick after its chat's turn ends, not at once: a busy chat's
+    next update, while the lease is surely still this process's, takes it without a statement
+    (two statements and two commits less per update). Another process that wants the chat
+    waits for that tick, as it waits for a turn in progress.
+    """
 
     def __init__(
         self,
@@ -43,7 +50,11 @@ class LeaseKeeper:
         self.tick = tick if tick is not None else leases.ttl.total_seconds() / TICKS_PER_LEASE
         # Runs a chat's lane (set at start-up), which takes the lease and answers left-overs.
         self.schedule: Callable[[int], Awaitable[object]] | None = None
-        self._unreleased: set[int] = set()
+        # Until when each lease this process took or renewed lasts at least, by its clock.
+        self._expiry: dict[int, datetime] = {}
+        self._idle: set[int] = set()  # held, their turns over: let go at the next tick
+        self._releasing: set[int] = set()
+        self._released: asyncio.Event = asyncio.Event()
         self._owed: set[int] = set()  # taken with a left-over not answered yet
         self._recovering: dict[int, asyncio.Task] = {}
         self._failing = False
@@ -53,6 +64,7 @@ class LeaseKeeper:
     @contextlib.asynccontextmanager
     async def hold(self, chat_id: int) -> AsyncIterator[None]:
         """Hold the chat's lease for the block, answering first what a gone process left."""
+        self._idle.discard(chat_id)
         taken = await self._take(chat_id)
         if taken.left_over or chat_id in self._owed:
             self._owed.add(chat_id)
@@ -67,33 +79,54 @@ class LeaseKeeper:
             raise
         finally:
             if not cancelled and not self._keep(chat_id):
-                await self._release(chat_id)
+                self._idle.add(chat_id)
+
+    def _surely_held(self, chat_id: int) -> bool:
+        """Tell whether the chat's lease is this process's for at least half a lease time."""
+        # Half a lease time covers the turn until the next renewals, and clocks that differ.
+        expiry = self._expiry.get(chat_id)
+        return expiry is not None and expiry - self._leases.now() > self._leases.ttl / 2
 
     async def _take(self, chat_id: int) -> Taken:
         """Take the chat's lease, waiting while another live process holds it."""
+        while chat_id in self._releasing:
+            await self._released.wait()  # the tick lets it go: take it afresh
+        if self._surely_held(chat_id):
+            return Taken()
         waiting = False
-        while (taken := await self._leases.take(chat_id)) is None:
+        while True:
+            since = self._leases.now()
+            if (taken := await self._leases.take(chat_id)) is not None:
+                break
             if not waiting:
                 logger.info("chat %s: another process is answering it; waiting for it", chat_id)
                 waiting = True
             await asyncio.sleep(self.tick)
-        self._unreleased.discard(chat_id)
+        self._expiry[chat_id] = since + self._leases.ttl
         return taken
 
-    async def _release(self, chat_id: int) -> None:
-        """Give up the chat's lease, or try again next tick if the database is out."""
+    async def _release_idle(self) -> None:
+        """Let go of the leases of chats whose turns are over; they stay held if that fails."""
+        chats = sorted(self._idle)
+        if not chats:
+            return
+        self._releasing = set(chats)
+        self._released.clear()
         try:
-            await self._leases.release(chat_id)
-        except DATABASE_ERRORS as error:
-            self._unreleased.add(chat_id)
-            logger.warning("could not release chat %s's lease (will retry): %s", chat_id, error)
+            await self._leases.release(*chats)
+            self._idle.difference_update(chats)
+        finally:
+            # Taken afresh next time, whether or not the release went through.
+            for chat_id in chats:
+                self._expiry.pop(chat_id, None)
+            self._releasing = set()
+            self._released.set()
 
     async def sweep(self) -> list[asyncio.Task]:
-        """Renew this process's leases and start answering turns gone processes left."""
+        """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
         try:
-            for chat_id in sorted(self._unreleased):
-                await self._leases.release(chat_id)
-                self._unreleased.discard(chat_id)
+            await self._release_idle()
+            since = self._leases.now()
             renewed = await self._leases.renew()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
@@ -102,8 +135,9 @@ class LeaseKeeper:
             self._failing = True
             return []
         self._failing = False
+        self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
         if renewed:
-            logger.debug("renewed %d lease(s)", renewed)
+            logger.debug("renewed %d lease(s)", len(renewed))
         if self.stopping:
             return []
         return [self._recover_later(chat_id) for chat_id in sorted(found)]
@@ -138,8 +172,9 @@ class LeaseKeeper:
             await self.sweep()
 
     async def hand_back(self) -> None:
-        """Let go of every lease still held, so the next process answers those turns at once."""
+        """Let go of the leases of finished turns; hand back the rest for the next process."""
         try:
+            await self._release_idle()
             count = await self._leases.hand_back()
         except DATABASE_ERRORS as error:
             logger.warning("could not hand back unfinished turns (they wait out the lease): %s",

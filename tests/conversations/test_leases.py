@@ -33,14 +33,14 @@ async def test_a_lease_is_its_holders_while_it_renews_and_free_once_it_lapses(se
     assert await new.take(CHAT) is None
     for _ in range(4):  # two lease times, renewed every third of one
         clock.now += TTL / 3
-        assert await old.renew() == 1
+        assert await old.renew() == [CHAT]
         assert await new.take(CHAT) is None
         assert await new.left_over() == []
     clock.now += TTL
     assert await new.left_over() == [CHAT]
     assert await new.take(CHAT) == Taken(left_over=True)
     # The old holder is gone as far as the database knows: it renews nothing any more.
-    assert await old.renew() == 0
+    assert await old.renew() == []
     assert await old.take(CHAT) is None
 
 
@@ -54,6 +54,9 @@ async def test_a_released_lease_is_taken_fresh_and_a_handed_back_one_at_once(ses
 
     await old.take(CHAT)
     await old.take(CHAT + 1)
+    await old.take(CHAT + 2)
+    await old.release(CHAT + 2, CHAT + 3)  # several at once; the one not held is no matter
+    assert await new.take(CHAT + 2) == Taken()
     assert await old.hand_back() == 2
     assert sorted(await new.left_over()) == [CHAT, CHAT + 1]
     assert await new.take(CHAT) == Taken(left_over=True)

@@ -1,0 +1,165 @@
+"""The lease keeper: a busy chat's turns share one lease, let go at the next tick, never stale."""
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import event
+
+from bot.conversations.leases import Taken, TurnLeases
+from bot.telegram.leases import LeaseKeeper
+from tests.conversations.test_store import Clock
+
+TTL = timedelta(seconds=30)
+CHAT = 5
+
+
+class Recovered:
+    """The left-over turns a keeper was asked to answer."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, Taken]] = []
+
+    async def __call__(self, chat_id: int, taken: Taken) -> None:
+        self.calls.append((chat_id, taken))
+
+
+@contextmanager
+def lease_statements(engine) -> Iterator[list[str]]:
+    """Collect the statements run on turn_leases while the block runs."""
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if "turn_leases" in statement:
+            statements.append(statement)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+
+
+def processes(sessionmaker, clock: Clock, keep=lambda chat_id: False, recover=None):
+    """Return this process's keeper and another process's leases, on one database and clock."""
+    mine = TurnLeases(sessionmaker, TTL, "this:1:aaaa", clock)
+    # A tick of 0: a lease another process holds is asked for again at once.
+    keeper = LeaseKeeper(mine, recover or Recovered(), keep=keep, tick=0)
+    return keeper, TurnLeases(sessionmaker, TTL, "other:2:bbbb", clock)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Let other tasks run until condition holds."""
+    async with asyncio.timeout(15):
+        while not condition():  # noqa: ASYNC110  # no event for it: the keeper polls too
+            await asyncio.sleep(0)
+
+
+async def test_a_busy_chats_turns_take_the_lease_once_and_the_next_tick_lets_it_go(
+    sessionmaker, engine
+):
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock)
+    with lease_statements(engine) as statements:
+        for _ in range(3):
+            async with keeper.hold(CHAT):
+                pass
+            clock.now += timedelta(seconds=1)
+        assert len(statements) == 1  # the first turn's take; the others found it held
+    # Between the turns and until the tick the lease is still this process's.
+    assert await other.take(CHAT) is None
+    await keeper.sweep()
+    assert await other.take(CHAT) == Taken()  # let go, not left over
+
+
+async def test_a_lease_not_renewed_for_half_a_lease_time_is_taken_again(
+    sessionmaker, engine, caplog
+):
+    clock = Clock()
+    recovered = Recovered()
+    keeper, other = processes(sessionmaker, clock, recover=recovered)
+    async with keeper.hold(CHAT):
+        pass
+    clock.now += TTL / 2
+    with lease_statements(engine) as statements:
+        async with keeper.hold(CHAT):
+            pass
+        assert statements  # asked the database again
+    # Gone for a whole lease time (no tick ran): another process took the chat meanwhile.
+    clock.now += TTL
+    assert await other.take(CHAT) == Taken(left_over=True)
+    held = asyncio.Event()
+
+    async def turn() -> None:
+        async with keeper.hold(CHAT):
+            held.set()
+
+    with caplog.at_level(logging.INFO):
+        waiting = asyncio.create_task(turn())
+        # It waits for the other process instead of trusting what it took before.
+        await until(lambda: "another process is answering it" in caplog.text)
+    assert not held.is_set()
+    await other.release(CHAT)
+    await waiting
+    assert recovered.calls == []  # taken fresh: the other process finished its turn
+
+
+async def test_renewals_keep_a_kept_lease_trusted_past_its_first_lease_time(sessionmaker, engine):
+    # An album's answer is due: its chat keeps the lease through the ticks.
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock, keep=lambda chat_id: True)
+    async with keeper.hold(CHAT):
+        pass
+    for _ in range(6):
+        clock.now += TTL / 3
+        assert await keeper.sweep() == []
+    with lease_statements(engine) as statements:
+        async with keeper.hold(CHAT):
+            pass
+        assert statements == []
+    assert await other.take(CHAT) is None
+
+
+async def test_shutdown_lets_go_of_finished_turns_and_hands_back_the_one_cut_off(
+    sessionmaker, caplog
+):
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock)
+    async with keeper.hold(CHAT):
+        pass
+    entered = asyncio.Event()
+
+    async def cut_off() -> None:
+        async with keeper.hold(CHAT + 1):
+            entered.set()
+            await asyncio.Event().wait()
+
+    turn = asyncio.create_task(cut_off())
+    await entered.wait()
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    with caplog.at_level(logging.INFO):
+        await keeper.hand_back()
+    assert "handed back 1 unfinished turn(s)" in caplog.text
+    # The next process answers only the turn cut off; the finished one is simply free.
+    assert await other.left_over() == [CHAT + 1]
+    assert await other.take(CHAT) == Taken()
+    assert await other.take(CHAT + 1) == Taken(left_over=True)
+
+
+async def test_a_turn_that_starts_while_the_tick_lets_its_lease_go_takes_it_afresh(sessionmaker):
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock)
+    async with keeper.hold(CHAT):
+        pass
+    sweep = asyncio.create_task(keeper.sweep())
+    await asyncio.sleep(0)  # the release is under way
+    assert keeper._releasing == {CHAT}
+    async with keeper.hold(CHAT):
+        # Held in the database, not only in this process's memory.
+        assert await other.take(CHAT) is None
+    await sweep
