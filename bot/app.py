@@ -25,6 +25,7 @@ from bot.agent.account import check_account
 from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
+from bot.agent.erasure import DataEraser
 from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
 from bot.conversations.leases import TurnLeases
@@ -39,6 +40,8 @@ from bot.telegram import handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotApplication, BotContext, BotData, Services, account_notices
 from bot.telegram.cooldown import Clock
+from bot.telegram.delete_data import delete_my_data, on_delete_button
+from bot.telegram.delete_texts import CALLBACK_PATTERN as DELETE_CALLBACK_PATTERN
 from bot.telegram.downloads import TelegramFiles
 from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.guard import Guard
@@ -132,8 +135,7 @@ def build_services(
 
     The evaluation (evals/) passes a fixed clock, and an HTTP client that records what is sent.
     """
-    engine = create_engine(settings.database_url)
-    sessionmaker = create_sessionmaker(engine)
+    sessionmaker = create_sessionmaker(engine := create_engine(settings.database_url))
     budget = settings.memory_token_budget
     memories, switch, undo_log = memory_services(settings, sessionmaker)
     idle = timedelta(minutes=settings.conversation_idle_minutes)
@@ -159,6 +161,7 @@ def build_services(
         memory_control=control,
         reminders=reminders,
         leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
+        eraser=DataEraser(sessionmaker, files.cache),
     )
 
 
@@ -245,6 +248,8 @@ def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> 
     application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("reminders", reminders_command, NEW_MESSAGES))
     application.add_handler(CommandHandler("timezone", timezone_command, NEW_MESSAGES))
+    application.add_handler(CommandHandler("delete_my_data", delete_my_data, NEW_MESSAGES))
+    application.add_handler(CallbackQueryHandler(on_delete_button, pattern=DELETE_CALLBACK_PATTERN))
     application.add_handler(
         CallbackQueryHandler(on_reminder_button, pattern=REMINDER_CALLBACK_PATTERN)
     )

@@ -209,6 +209,11 @@ class Files:
         self._source = source
         self._cache = cache
 
+    @property
+    def cache(self) -> FileCache:
+        """Return the local cache of files' bytes."""
+        return self._cache
+
     async def prepare(self, file: IncomingFile) -> FileRef:
         """Check, download and cache a file a user just sent; raise FileRefused if unread."""
         check_before_download(file, self._source.max_bytes)

@@ -11,6 +11,7 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,22 @@ class FileCache:
         except OSError as error:
             # A cache that cannot write only costs downloads; the turn goes on.
             logger.warning("could not cache a file in %s: %s", self.folder, error)
+
+    async def discard(self, hashes: Iterable[str]) -> int:
+        """Delete the cached files with these hashes; return how many were cached."""
+        names = sorted({sha256 for sha256 in hashes if _NAME.fullmatch(sha256)})
+        return await asyncio.to_thread(self._discard, names)
+
+    def _discard(self, names: list[str]) -> int:
+        """Delete cached files by name; return how many there were."""
+        found = 0
+        for name in names:
+            try:
+                (self.folder / name).unlink()
+            except FileNotFoundError:
+                continue
+            found += 1
+        return found
 
     def _read(self, sha256: str) -> bytes | None:
         """Read a cached file, mark it used, and drop it if its bytes no longer match."""

@@ -11,6 +11,7 @@ from telegram import Update
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
+from bot.agent.erasure import DataEraser
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
@@ -46,6 +47,7 @@ class Services:
     memory_control: MemoryControl
     reminders: ReminderTools
     leases: TurnLeases
+    eraser: DataEraser  # /delete_my_data
     # Which chats see drafts; it remembers refusals, so there is one per process.
     drafts: Drafts = field(init=False)
     # Which chats were told of which model account problem this hour (build_application

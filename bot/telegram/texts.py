@@ -31,6 +31,9 @@ HELP = (
     "/reminders: your next reminders, with a Cancel button on each. Set them in words: "
     "<i>remind me on Friday at 9 to call Sarah</i>\n"
     "/timezone &lt;city&gt;: the time zone reminders use, e.g. <code>/timezone Berlin</code>\n"
+    "/delete_my_data: delete everything I keep for you (in a group: for the group, by its "
+    "admins): memories, conversations, reminders, files. I offer an export first and ask "
+    "before; it cannot be undone\n"
     "/help: this message\n\n"
     "<b>How my memory works</b>\n"
     "Every new conversation starts with the memories that fit in my prompt: the pinned ones, "
@@ -49,6 +52,7 @@ COMMANDS = (
     ("memory", "What I remember (also: search, pin, history, restore, clear, export, off)"),
     ("reminders", "Your next reminders, with Cancel buttons"),
     ("timezone", "Show or set your time zone: /timezone Berlin"),
+    ("delete_my_data", "Delete everything I keep for you (asks first; cannot be undone)"),
 )
 
 NEW_CONVERSATION = "Started a new conversation. I still remember what's in /memory."

@@ -33,6 +33,7 @@ from tests.fakes.telegram_html import (
     strip_text,
     utf16_len,
 )
+from tests.fakes.telegram_members import MemberSide
 from tests.fakes.telegram_users import UserSide, without_reply
 
 __all__ = [
@@ -185,7 +186,7 @@ def _decode_param(key: str, value: Any) -> Any:
     return value if isinstance(decoded, str) else decoded
 
 
-class FakeTelegram(UserSide):
+class FakeTelegram(UserSide, MemberSide):
     """A Bot API server on 127.0.0.1 that records calls and answers like Telegram."""
 
     def __init__(
@@ -215,6 +216,7 @@ class FakeTelegram(UserSide):
         self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
         self.chat_actions: list[dict[str, Any]] = []
         self.callback_answers: list[dict[str, Any]] = []
+        self.member_statuses: dict[tuple[Any, int], str] = {}
         self.commands: dict[str, list[dict[str, Any]]] = {}
         self.webhook: dict[str, Any] | None = None
         self.updates: list[dict[str, Any]] = []  # queued, not yet confirmed by an offset
@@ -254,6 +256,7 @@ class FakeTelegram(UserSide):
                 "sendMessageDraft": self._send_message_draft,
                 "getFile": self._get_file,
                 "leaveChat": self._leave_chat,
+                "getChatMember": self._get_chat_member,
                 "close": self._true,
                 "logOut": self._true,
             }.items()
@@ -478,6 +481,9 @@ class FakeTelegram(UserSide):
 
     def _store(self, message: dict[str, Any]) -> None:
         self._messages.setdefault(message["chat"]["id"], {})[message["message_id"]] = message
+
+    def _refuse(self, description: str) -> Exception:
+        return _bad(description)
 
     def _bot_user(self) -> dict[str, Any]:
         return {

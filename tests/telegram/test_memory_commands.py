@@ -215,7 +215,7 @@ async def test_help_explains_each_command_with_an_example(harness):
 async def test_the_command_menu_is_registered_on_start(harness):
     [commands] = harness.tg.commands.values()
     assert [c["command"] for c in commands] == [
-        "start", "help", "new", "memory", "reminders", "timezone"
+        "start", "help", "new", "memory", "reminders", "timezone", "delete_my_data"
     ]  # fmt: skip
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
 

@@ -1,0 +1,121 @@
+"""/delete_my_data: delete everything the bot keeps for an owner, after one confirmed step.
+
+Both the command and its buttons run in the chat's lane (bot/telegram/processing.py), like
+every turn of the chat, holding its lease: a turn in progress ends before the deletion
+starts, and the next one starts afresh after it, so none writes into what was deleted.
+"""
+
+import logging
+import time
+
+from telegram import ChatMember, MaybeInaccessibleMessage, Message, Update
+from telegram.constants import ChatType, ParseMode
+from telegram.error import BadRequest, TelegramError
+
+from bot.telegram import delete_texts as texts
+from bot.telegram.context import BotContext, owner_id
+from bot.telegram.delivery import markup, send_view
+from bot.telegram.handlers import say
+from bot.telegram.memory_commands import export_memories
+from bot.telegram.memory_texts import STALE_BUTTON
+from bot.telegram.reading import chat_of, place_of, query_of
+from bot.telegram.views import View
+
+logger = logging.getLogger(__name__)
+
+# A question older than this is answered as expired: an old message's button deletes nothing.
+QUESTION_SECONDS = 15 * 60
+ADMIN_STATUSES = frozenset({ChatMember.ADMINISTRATOR, ChatMember.OWNER})
+
+
+def in_group(update: Update) -> bool:
+    """Tell whether the update comes from a group, whose data its admins control."""
+    return chat_of(update).type != ChatType.PRIVATE
+
+
+async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool | None:
+    """Tell whether a user is an admin of a group; None if Telegram could not say."""
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as error:
+        logger.warning("could not check chat %s's admins: %s", chat_id, error)
+        return None
+    return member.status in ADMIN_STATUSES
+
+
+async def delete_my_data(update: Update, context: BotContext) -> None:
+    """Ask, with buttons and an export offered first, before deleting everything kept."""
+    group, user = in_group(update), update.effective_user
+    if user is None:
+        return  # the guard lets no message without a sender through
+    if group:
+        admin = await is_admin(context, chat_of(update).id, user.id)
+        if not admin:
+            await say(update, context, texts.NOT_ADMIN if admin is False else texts.ADMIN_UNKNOWN)
+            return
+    held = await context.services.eraser.holdings(owner_id(update))
+    if held.empty:
+        await say(update, context, texts.NOTHING_KEPT_GROUP if group else texts.NOTHING_KEPT)
+        return
+    view = texts.question(held, group, user.id, int(time.time()))
+    await send_view(context.bot, place_of(update), view)
+
+
+def _editable(message: MaybeInaccessibleMessage | None) -> Message | None:
+    """Return the pressed button's message if the bot may still edit it."""
+    return message if isinstance(message, Message) and message.is_accessible else None
+
+
+async def _show(update: Update, context: BotContext, view: View) -> None:
+    """Replace the question with a view (its buttons go), or send the view anew."""
+    message = _editable(query_of(update).message)
+    if message is None:
+        await send_view(context.bot, place_of(update), view)
+        return
+    try:
+        await message.edit_text(
+            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
+        )
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
+
+
+async def _refusal(update: Update, context: BotContext, answer: texts.Answer) -> str | None:
+    """Return why this press may not delete or cancel, or None if it may."""
+    if query_of(update).from_user.id != answer.asker:
+        return texts.NOT_ASKER_ALERT
+    if not 0 <= time.time() - answer.asked_at <= QUESTION_SECONDS:
+        await _show(update, context, texts.EXPIRED)
+        return texts.EXPIRED_ALERT
+    if answer.choice is texts.Choice.CONFIRM and in_group(update):
+        if not await is_admin(context, chat_of(update).id, answer.asker):
+            return texts.NOT_ADMIN_ALERT
+    return None
+
+
+async def on_delete_button(update: Update, context: BotContext) -> None:
+    """Export, delete everything, or cancel, as the pressed button of the question says."""
+    query = query_of(update)
+    answer = texts.parse(query.data)
+    if answer is None or update.effective_chat is None:
+        await query.answer(STALE_BUTTON, show_alert=True)
+        return
+    if answer.choice is texts.Choice.EXPORT:
+        await query.answer()
+        await export_memories(update, context)  # the question stays, to answer after
+        return
+    if (refusal := await _refusal(update, context, answer)) is not None:
+        await query.answer(refusal, show_alert=True)
+        return
+    if answer.choice is texts.Choice.CANCEL:
+        await query.answer()
+        await _show(update, context, texts.CANCELLED)
+        return
+    erased = await context.services.eraser.erase(owner_id(update))
+    if erased.held.empty and not erased.files:
+        await query.answer(texts.ALREADY_DELETED_ALERT, show_alert=True)
+        return
+    logger.info("deleted everything kept for owner %s", owner_id(update))
+    await query.answer()
+    await _show(update, context, texts.deleted(erased, in_group(update)))
