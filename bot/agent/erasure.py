@@ -1,10 +1,13 @@
 """Delete everything the bot keeps for an owner, in one transaction: /delete_my_data.
 
 Memories (with every version, the undo log, the search index, the rendered block and the
-memory switch), conversations with their turns (and so their search index rows), turn
-leases, reminders with their fires, the time zone, and the cached bytes of the files in
-those conversations. A table added later that is keyed by an owner or a chat belongs here
-too: tests/telegram/test_delete_my_data.py fails for a table it does not know.
+memory switch), conversations with their turns (and so their search index rows), reminders
+with their fires, the time zone, and the cached bytes of the files in those conversations.
+The chat's turn lease stays: it names only the chat and the process answering it, the
+deletion runs holding it (bot/telegram/delete_data.py), and the lease keeper, which counts
+on its row, lets it go at its next tick. A table added later that is keyed by an owner or a
+chat belongs here too: tests/telegram/test_delete_my_data.py fails for a table it does not
+know.
 """
 
 from dataclasses import dataclass
@@ -14,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.file_cache import FileCache
 from bot.conversations.blocks import Content
-from bot.conversations.models import Conversation, Turn, TurnLease
+from bot.conversations.models import Conversation, Turn
 from bot.reminders.models import OwnerZone, Reminder, ReminderFire
 from memory.erase import count_memories, erase_memories
 
@@ -63,14 +66,10 @@ async def _holdings(session: AsyncSession, owner_id: int) -> Holdings:
 
 
 async def _erase_conversations(session: AsyncSession, owner_id: int) -> set[str]:
-    """Delete the owner's conversations, turns and leases; return the files' hashes."""
+    """Delete the owner's conversations and turns; return the hashes of their files."""
     mine = select(Conversation.id).where(Conversation.owner_id == owner_id)
-    chats = select(Conversation.chat_id).where(Conversation.owner_id == owner_id)
     contents = await session.scalars(select(Turn.content).where(Turn.conversation_id.in_(mine)))
     hashes = _file_hashes(list(contents))
-    await session.execute(
-        delete(TurnLease).where(TurnLease.chat_id.in_(chats) | (TurnLease.chat_id == owner_id))
-    )
     # Turns first, so the search index (SQLite's triggers) sees each one go.
     await session.execute(
         delete(Turn).where(Turn.conversation_id.in_(mine) | (Turn.owner_id == owner_id))
