@@ -44,9 +44,9 @@ async def test_someone_who_never_wrote_has_left_and_a_writer_is_a_member(tg, bot
 async def test_private_chats_know_only_their_user_and_refusals_are_the_apis(tg, bot: Bot):
     tg.push_message(42, "hi")
     assert type(await bot.get_chat_member(42, 42)) is ChatMemberMember
-    with pytest.raises(BadRequest, match="(?i)user not found"):
+    with pytest.raises(BadRequest, match=r"(?i)user not found"):
         await bot.get_chat_member(42, 43)
-    with pytest.raises(BadRequest, match="(?i)invalid user_id specified"):
+    with pytest.raises(BadRequest, match=r"(?i)invalid user_id specified"):
         await bot.get_chat_member(SUPERGROUP, 0)
     tg.push_bot_added(SUPERGROUP, by_user_id=5, chat_type="supergroup")
     await bot.leave_chat(SUPERGROUP)
