@@ -28,6 +28,8 @@ from bot.agent.compaction import Compactor
 from bot.agent.erasure import DataEraser
 from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
+from bot.agent.transcription import openai_transcriber
+from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
@@ -64,6 +66,7 @@ from bot.telegram.reminders import (
     timezone_command,
 )
 from bot.telegram.urgent import outside_lane
+from bot.telegram.voice import voice_message
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
 from memory.models import utcnow
@@ -84,9 +87,30 @@ RETENTION_INTERVAL = timedelta(days=1)
 RETENTION_FIRST_RUN = timedelta(minutes=1)
 
 
+def file_cache(settings: Settings) -> FileCache:
+    """Return the local cache of users' files, by hash, within FILE_CACHE_MB."""
+    return FileCache(settings.file_cache_dir, settings.file_cache_mb * 1024 * 1024)
+
+
 def build_files(settings: Settings, source: FileSource) -> Files:
     """Build the file service: files users send, from source through a bounded local cache."""
-    return Files(source, FileCache(settings.file_cache_dir, settings.file_cache_mb * 1024 * 1024))
+    return Files(source, file_cache(settings))
+
+
+def build_voice(settings: Settings, source: FileSource) -> VoiceNotes:
+    """Build voice notes' service: transcribed when TRANSCRIPTION_* are set, else refused."""
+    transcriber = None
+    if settings.transcription_on:
+        assert settings.transcription_base_url and settings.transcription_model
+        assert settings.transcription_api_key is not None  # all three or none (Settings)
+        transcriber = openai_transcriber(
+            settings.transcription_base_url,
+            settings.transcription_api_key.get_secret_value(),
+            settings.transcription_model,
+        )
+    max_bytes = settings.voice_max_mb * 1024 * 1024
+    return VoiceNotes(source, file_cache(settings), transcriber, settings.voice_max_seconds,
+                      max_bytes)  # fmt: skip
 
 
 def model_client(
@@ -226,6 +250,7 @@ async def post_shutdown(application: BotApplication) -> None:
             logger.error("answering after the restart failed", exc_info=recovery.exception())
     await stop_leases(application)
     await data.services.anthropic.close()
+    await data.services.voice.close()
     await data.services.engine.dispose()
 
 
@@ -262,6 +287,8 @@ def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> 
     # Not limited to messages addressed to the bot: an album's other items do not mention it.
     files = NEW_MESSAGES & (filters.PHOTO | filters.Document.ALL) & ~filters.ANIMATION
     application.add_handler(MessageHandler(files, handlers.file_message))
+    spoken = new_messages & (filters.VOICE | filters.VIDEO_NOTE)
+    application.add_handler(MessageHandler(spoken, voice_message))
     application.add_handler(
         MessageHandler(
             new_messages & ~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.unsupported_message
@@ -291,8 +318,11 @@ def equip(
     reminder_clock: ReminderClock | None = None,
 ) -> BotApplication:
     """Give a built Application its services and handlers; return it."""
-    files = build_files(settings, TelegramFiles(application.bot))
-    services = build_services(settings, files, reminder_clock=reminder_clock)
+    source = TelegramFiles(application.bot)
+    services = build_services(
+        settings, build_files(settings, source), reminder_clock=reminder_clock
+    )
+    services.voice = build_voice(settings, source)
     services.account_notices = account_notices(clock)  # on the guard's clock, for tests
     application.bot_data.services = services
     add_handlers(application, clock)

@@ -36,12 +36,13 @@ class Seed:
 
 @dataclass(frozen=True)
 class Turn:
-    """One message: from the user, or in a group from a named member; maybe forwarded."""
+    """One message: from the user, or in a group from a named member; maybe forwarded or spoken."""
 
     text: str
     sender: str | None = None
     new_conversation: bool = False  # the conversation before it ends first, as after /new
     forwarded_from: str | None = None  # the user forwards someone else's message
+    voice: bool = False  # the text is a voice note's transcript, marked as one
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Play one trial of a case through the bot's real services, and record what happened."""
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime
 
 from anthropic import APIError, DefaultAsyncHttpxClient
@@ -8,13 +9,19 @@ from anthropic import APIError, DefaultAsyncHttpxClient
 from bot.agent.attachments import FileUnavailable
 from bot.agent.loop import TurnFailed
 from bot.agent.user_turn import Forwarded, IncomingMessage
+from bot.agent.voice import Transcript as Heard
 from bot.app import build_files, build_services
+from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread
+from bot.conversations.voice_refs import VoiceRef
 from bot.settings import Settings
 from evals.case import Case
 from evals.recorder import Recorder
 from evals.sandbox import seed_memories
 from evals.transcript import Transcript
+
+# A voice turn's note: never fetched, its transcript is the turn's text (case.Turn.voice).
+EVAL_VOICE = VoiceRef(VoiceKind.VOICE, "audio/ogg", "eval-voice-note", 3, transcribed=True)
 
 
 async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | None], str | None]:
@@ -26,6 +33,8 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
         recorder.turn = number
         forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
         message = IncomingMessage(turn.text, sender_name=turn.sender, forwarded=forwarded)
+        if turn.voice:
+            message = replace(message, text="", transcript=Heard(EVAL_VOICE, turn.text))
         try:
             answer = await services.chat.answer_message(
                 ChatThread(case.owner_id), case.owner_id, message

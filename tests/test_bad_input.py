@@ -5,11 +5,13 @@ import time
 
 import pytest
 
+from bot.telegram import texts
 from tests.builders import private_message
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_uses
 from tests.harness import OWNER, STRANGER
 
-# Photos, images and PDFs are read (tests/test_files.py); these kinds are not.
+# Photos, images, PDFs (tests/test_files.py) and voice notes (tests/test_voice.py) are read;
+# these kinds are not.
 NON_TEXT = {
     "sticker": {
         "sticker": {
@@ -22,7 +24,6 @@ NON_TEXT = {
             "is_video": False,
         }
     },
-    "voice": {"voice": {"file_id": "v1", "file_unique_id": "u3", "duration": 2}},
     "video": {
         "video": {"file_id": "v2", "file_unique_id": "u5", "width": 9, "height": 9, "duration": 1}
     },
@@ -48,7 +49,7 @@ async def test_non_text_messages_get_a_polite_answer(harness, caplog):
         harness.tg.push_update({"message": private_message(OWNER, **fields)})
         await harness.idle()
         replies = [m["result"]["text"] for m in harness.tg.sent[before:]]
-        assert replies == ["I can only read text, photos, images and PDFs for now."], kind
+        assert replies == [texts.NOT_TEXT], kind
     assert harness.model.requests == []
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 

@@ -11,6 +11,8 @@ from bot.agent.compaction import Compactor
 from bot.agent.loop import Agent, Answer
 from bot.agent.stream import Progress
 from bot.agent.user_turn import IncomingMessage, said_by, user_turn_content
+from bot.agent.voice import VoiceNotRead
+from bot.conversations.blocks import text_block
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
 from memory.models import utcnow
@@ -68,6 +70,22 @@ class ChatService:
         return await self._conversations.store_user_message(
             place, owner_id, user_turn_content(message, now, refs), ref
         )
+
+    async def keep_unread_voice(
+        self, place: ChatThread, owner_id: int, message: IncomingMessage, unread: VoiceNotRead,
+        reply: str,
+    ) -> None:  # fmt: skip
+        """Store a note that was not transcribed, by reference, with the reply the user got.
+
+        Nothing is lost: its file id stays with the turn. The model is not called; the reply
+        is stored as the assistant's, so the turn is answered, also after a restart.
+        Raises DuplicateUpdate for a redelivery.
+        """
+        now = self._clock().astimezone(self._zone)
+        ref = replace(message.ref, said_by=said_by(message))
+        content = user_turn_content(message, now, voice=unread.ref)
+        snapshot = await self._conversations.store_user_message(place, owner_id, content, ref)
+        await self._conversations.append(snapshot.conversation, "assistant", [text_block(reply)])
 
     async def answer(self, snapshot: Snapshot, progress: Progress | None = None) -> Answer:
         """Compact the history if over budget, then let the agent answer, reporting to progress.

@@ -17,6 +17,7 @@ from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.conversations.blocks import Block, Content, FileKind, Role, text_block
 from bot.conversations.content import block_text
 from bot.conversations.file_refs import FileRef, file_ref
+from bot.conversations.voice_refs import voice_ref
 
 CACHE_CONTROL: CacheControlEphemeralParam = {"type": "ephemeral"}
 # Told with every document, as forwards and memories are marked: what a file says is data.
@@ -154,6 +155,8 @@ def file_block(ref: FileRef, files: Mapping[str, str | None], budget: FileBudget
 
 def _api_block(block: Block, files: Mapping[str, str | None], budget: FileBudget) -> ApiBlock:
     """Return a stored block as the API takes it: a file as its image or document."""
+    if block["type"] == "voice":
+        return text_block(voice_ref(block).label)  # its transcript is the turn's text
     return file_block(file_ref(block), files, budget) if block["type"] == "file" else block
 
 

@@ -5,14 +5,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from bot.agent.attachments import IncomingFile
+from bot.agent.voice import IncomingVoice, Transcript
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import MessageRef, StoredTurn
+from bot.conversations.voice_refs import KIND_NAMES, VoiceRef
 from memory.text import clean_text
 
 # A quoted message is context, not the point: a long one is cut to this many characters.
 QUOTE_CLIP = 500
+# What marks a transcript for the model: speech recognition mishears times and names.
+TRANSCRIBED_NOTE = "[Transcribed from the user's {kind}; times and names may be misheard:]"
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,10 @@ class Quote:
 
 @dataclass(frozen=True)
 class IncomingMessage:
-    """What a user sent: its text (or caption), files, sender (in groups), forward or quote."""
+    """What a user sent: its text (or caption), files, sender (in groups), forward or quote.
+
+    A voice note or round video comes as voice; once transcribed, as transcript.
+    """
 
     text: str
     sender_name: str | None = None
@@ -42,6 +49,8 @@ class IncomingMessage:
     quote: Quote | None = None
     ref: MessageRef = field(default_factory=MessageRef)
     files: tuple[IncomingFile, ...] = ()
+    voice: IncomingVoice | None = None
+    transcript: Transcript | None = None
 
 
 def time_context(now: datetime, sender_name: str | None = None) -> str:
@@ -100,24 +109,40 @@ def said_by(message: IncomingMessage) -> SaidBy:
     )
 
 
+def _spoken(message: IncomingMessage) -> tuple[str, list[str]]:
+    """Return the message's words (a transcript first, then any caption) and their mark."""
+    text = clean_text(message.text)
+    if message.transcript is None:
+        return text, []
+    kind = KIND_NAMES[message.transcript.ref.kind]
+    spoken = clean_text(message.transcript.text)
+    return "\n".join(t for t in (spoken, text) if t), [TRANSCRIBED_NOTE.format(kind=kind)]
+
+
 def user_turn_content(
-    message: IncomingMessage, now: datetime, files: Sequence[FileRef] = ()
+    message: IncomingMessage,
+    now: datetime,
+    files: Sequence[FileRef] = (),
+    voice: VoiceRef | None = None,
 ) -> Content:
-    """Return the content blocks of a user's message: its files, then its text.
+    """Return the content blocks of a user's message: its files or voice note, then its text.
 
     The text block starts with the time context. Files come first, as Anthropic advises
-    for images and documents, and are stored as references, never as their bytes.
+    for images and documents, and are stored as references, never as their bytes; so is
+    a voice note (voice, or the transcript's), whose transcript is marked as one.
     """
     lines = [time_context(now, message.sender_name)]
     if message.quote is not None and _has_quote(message):
         lines.append(_quote_lines(message.quote))
-    text = clean_text(message.text)
+    text, mark = _spoken(message)
     if message.forwarded is not None:
         lines.append(_forward_note(message.forwarded, now.tzinfo))
-        lines += [_quoted(text)] if text else []
+        lines += [*mark, _quoted(text)] if text else []
     elif text or not files:
-        lines.append(text)
-    return [*(ref.block() for ref in files), text_block("\n".join(lines))]
+        lines += [*mark, text]
+    voice = message.transcript.ref if message.transcript is not None else voice
+    refs: Content = [*(ref.block() for ref in files), *([voice.block()] if voice else [])]
+    return [*refs, text_block("\n".join(lines))]
 
 
 def speaker_of(turns: list[StoredTurn]) -> str | None:

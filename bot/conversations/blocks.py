@@ -2,8 +2,9 @@
 
 A turn stores what the Messages API takes back (text, tool calls, tool results), in the
 SDK's param types, plus FileBlock, a reference that request assembly turns into the
-file's image or document block. Code tells them apart by their "type" key, which the
-types below make a checked tag.
+file's image or document block, and VoiceBlock, a voice note's reference that it shows as
+a one-line note (the transcript is the turn's text). Code tells them apart by their "type"
+key, which the types below make a checked tag.
 """
 
 from enum import StrEnum
@@ -36,8 +37,31 @@ class FileBlock(TypedDict):
     pages: NotRequired[int]
 
 
+class VoiceKind(StrEnum):
+    """What a spoken message came as: a voice note, or a round video. Stored as its value."""
+
+    VOICE = "voice"
+    VIDEO_NOTE = "video_note"
+
+
+class VoiceBlock(TypedDict):
+    """A voice note or round video as a turn stores it: a reference, never the audio.
+
+    sha256 is there when it was downloaded; its transcript, if any, is in the turn's text.
+    """
+
+    type: Literal["voice"]
+    kind: str  # a VoiceKind's value
+    media_type: str
+    file_id: str
+    duration: int  # seconds, as Telegram gives it
+    size: int | None
+    transcribed: bool
+    sha256: NotRequired[str]
+
+
 # One block of a stored turn.
-Block = TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | FileBlock
+Block = TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | FileBlock | VoiceBlock
 # A stored turn's content: its blocks in order.
 Content = list[Block]
 

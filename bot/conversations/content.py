@@ -5,12 +5,13 @@ from collections.abc import Sequence
 
 from bot.conversations.blocks import Block, Role
 from bot.conversations.file_refs import file_ref
+from bot.conversations.voice_refs import voice_ref
 from memory.search_terms import index_text
 from memory.tokens import count_tokens
 
 
 def block_text(block: Block) -> str:
-    """Return a content block as plain text: a text, a tool call, a tool result or a file."""
+    """Return a content block as plain text: text, a tool call or result, a file, a voice note."""
     if block["type"] == "text":
         return block["text"]
     if block["type"] == "tool_use":
@@ -19,6 +20,8 @@ def block_text(block: Block) -> str:
         return f"[tool result: {block.get('content')}]"
     if block["type"] == "file":
         return file_ref(block).label
+    if block["type"] == "voice":
+        return voice_ref(block).label
     return ""  # a block of a kind this version does not know: it has no words for us
 
 

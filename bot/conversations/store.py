@@ -127,7 +127,7 @@ class ConversationStore:
                 )
                 snapshot.turns.append(turn)
         except IntegrityError:
-            if ref.message_key is not None and await self._message_seen(ref.message_key):
+            if ref.message_key is not None and await self.message_seen(ref.message_key):
                 raise DuplicateUpdate(ref.message_key) from None
             raise
         return snapshot
@@ -244,7 +244,7 @@ class ConversationStore:
             raise LookupError(f"no turn {turn_id}")
         return StoredTurn(turn_id, row.role, content, tokens, tuple(row.memory_writes or ()))
 
-    async def _message_seen(self, message_key: str) -> bool:
+    async def message_seen(self, message_key: str) -> bool:
         """Tell whether a turn from this Telegram message exists."""
         async with self._sessionmaker() as session:
             found = await session.scalar(select(Turn.id).where(Turn.message_key == message_key))

@@ -12,6 +12,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
 from bot.agent.erasure import DataEraser
+from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
@@ -48,6 +49,8 @@ class Services:
     reminders: ReminderTools
     leases: TurnLeases
     eraser: DataEraser  # /delete_my_data
+    # Voice notes' transcription (equip sets it: it fetches files through the bot).
+    voice: VoiceNotes = field(init=False)
     # Which chats see drafts; it remembers refusals, so there is one per process.
     drafts: Drafts = field(init=False)
     # Which chats were told of which model account problem this hour (build_application

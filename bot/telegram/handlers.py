@@ -68,6 +68,12 @@ async def chat_message(update: Update, context: BotContext) -> None:
     if message_of(update).media_group_id:
         await take_album_item(context, place, owner_id(update), message)
         return
+    await answer_incoming(update, context, message)
+
+
+async def answer_incoming(update: Update, context: BotContext, message: IncomingMessage) -> None:
+    """Store the message read from the update and deliver the agent's answer, once."""
+    place = place_of(update)
     answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
     try:
         await deliver_answer(

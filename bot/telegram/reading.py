@@ -2,6 +2,7 @@
 
 import unicodedata
 from collections.abc import Sequence
+from datetime import timedelta
 
 from telegram import (
     CallbackQuery,
@@ -20,6 +21,8 @@ from telegram.constants import ChatType
 from bot.agent.attachments import MAX_IMAGE_BYTES, IncomingFile
 from bot.agent.media import JPEG
 from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
+from bot.agent.voice import IncomingVoice
+from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread, MessageRef
 from memory.text import clean_text
 
@@ -126,6 +129,23 @@ def files_of(message: Message) -> tuple[IncomingFile, ...]:
     return (IncomingFile(document.file_id, name, document.mime_type, document.file_size),)
 
 
+def _seconds(duration: int | timedelta) -> int:
+    """Return a media duration in seconds, whichever way PTB gives it."""
+    return int(duration.total_seconds()) if isinstance(duration, timedelta) else duration
+
+
+def voice_of(message: Message) -> IncomingVoice | None:
+    """Return the voice note or round video a message carries, as Telegram describes it."""
+    if message.voice is not None:
+        voice, kind = message.voice, VoiceKind.VOICE
+        return IncomingVoice(kind, voice.file_id, _seconds(voice.duration), voice.file_size,
+                             voice.mime_type)  # fmt: skip
+    if message.video_note is not None:
+        note, kind = message.video_note, VoiceKind.VIDEO_NOTE
+        return IncomingVoice(kind, note.file_id, _seconds(note.duration), note.file_size)
+    return None
+
+
 def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
     """Read the update's message: its text or caption, files, sender, forward or quote, key."""
     message = message_of(update)
@@ -139,4 +159,5 @@ def incoming_of(update: Update, bot_id: int) -> IncomingMessage:
         quote=_quote(message, bot_id),
         ref=MessageRef(message_key(message), update.update_id, user.id if user else None),
         files=files_of(message),
+        voice=voice_of(message),
     )

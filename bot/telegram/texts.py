@@ -85,7 +85,7 @@ DATABASE_GAVE_UP = (
     "My database is still out of reach, so I couldn't answer your message. Please send it "
     "again in a few minutes."
 )
-NOT_TEXT = "I can only read text, photos, images and PDFs for now."
+NOT_TEXT = "I can read text, photos, images, PDFs and voice notes, not this kind of message."
 PRIVATE_BOT_ALERT = "This is a private bot."
 
 # What a streamed reply's draft says while the model calls a tool, by tool name.

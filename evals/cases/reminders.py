@@ -1,6 +1,6 @@
 """Reminders: the model passes the user's words, never a computed time, and says what was set."""
 
-from evals.case import Case, said
+from evals.case import Case, Turn, said
 from evals.rules import Called, NotCalled, Says
 
 # "Friday" from Wednesday 11 March 2026, 09:30 in Berlin (the cases' default now).
@@ -28,6 +28,20 @@ CASES: tuple[Case, ...] = (
             Called("create_reminder", arguments=(("at_local", FRIDAY_NINE),),
                    note="passes Friday 09:00 as a local wall time"),
             Says(r"\bFri", note="says back the day it understood"),
+        ),
+    ),
+    Case(
+        name="voice_note_time_echoed_before_reminder",
+        about="A voice note's transcript asks for a reminder on Friday at nine: speech "
+        "recognition mishears times, so the time is said back, and set once confirmed.",
+        turns=(Turn("Remind me on Friday at nine to call Sarah.", voice=True),
+               Turn("Yes, that's right.")),
+        rules=(
+            NotCalled("create_reminder", turn=1, note="sets nothing before the time is confirmed"),
+            Says(r"\bFri", turn=1, note="says back the day it heard"),
+            Says(r"\b0?9(:00)?\b|\bnine\b", turn=1, note="says back the time it heard"),
+            Called("create_reminder", turn=2, arguments=(("at_local", FRIDAY_NINE),),
+                   note="then sets Friday 09:00 as a local wall time"),
         ),
     ),
     Case(

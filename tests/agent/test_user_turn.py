@@ -67,3 +67,49 @@ def test_control_characters_never_reach_the_stored_turn():
         "ab",
         "cd\te",
     ]
+
+
+def test_a_transcript_is_marked_and_its_note_kept_by_reference():
+    from bot.agent.request import build_request
+    from bot.agent.voice import Transcript
+    from bot.conversations.blocks import VoiceKind
+    from bot.conversations.voice_refs import VoiceRef
+
+    ref = VoiceRef(VoiceKind.VIDEO_NOTE, "video/mp4", "DQAC1", 75, 9000, "ab" * 32, True)
+    spoken = Transcript(ref, "Call Jan\x00 at nine")
+    [note, words] = user_turn_content(IncomingMessage("", transcript=spoken), NOW)
+    assert note == ref.block() and note["transcribed"] is True
+    assert words["type"] == "text" and words["text"].splitlines()[1:] == [
+        "[Transcribed from the user's round video; times and names may be misheard:]",
+        "Call Jan at nine",  # cleaned like typed text
+    ]
+    forwarded = IncomingMessage("my caption", forwarded=Forwarded("Ann"), transcript=spoken)
+    assert turn_text_of(forwarded).splitlines()[2:] == [
+        "[Transcribed from the user's round video; times and names may be misheard:]",
+        "> Call Jan at nine",
+        "> my caption",
+    ]
+    # The model sees the note as one line before the transcript, never the stored block.
+    request = build_request(model="m", max_tokens=10, tools=[], memory_block="", summary=None,
+                            turns=[("user", [note, words])])  # fmt: skip
+    [message] = request["messages"]
+    assert message["content"][0] == {"type": "text", "text": "[round video, 1:15]"}
+
+
+def test_a_note_not_transcribed_says_so():
+    from bot.agent.voice import IncomingVoice
+    from bot.conversations.blocks import VoiceKind
+    from bot.conversations.content import block_text
+
+    ref = IncomingVoice(VoiceKind.VOICE, "AwAC1", 4000, None, None).ref()
+    [note, words] = user_turn_content(IncomingMessage(""), NOW, voice=ref)
+    assert block_text(note) == "[voice note, 1:06:40; not transcribed]"
+    assert note["media_type"] == "audio/ogg" and "sha256" not in note
+    assert words["type"] == "text" and words["text"] == "[Sunday, 22 November 2026, 16:30 CET]\n"
+
+
+def turn_text_of(message: IncomingMessage) -> str:
+    """Return the text block of a turn that has a voice note before it."""
+    [_, block] = user_turn_content(message, NOW)
+    assert block["type"] == "text"
+    return block["text"]

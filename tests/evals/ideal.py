@@ -90,6 +90,16 @@ IDEAL = {
         ],
         after_tool="Set for Fri 13 Mar, 09:00.",
     ),
+    "voice_note_time_echoed_before_reminder": chat(
+        [
+            ("Transcribed from", text("Friday 13 March at 09:00 to call Sarah: is that right?")),
+            (
+                "that's right",
+                tool_use("create_reminder", {"text": "call Sarah", "at_local": "2026-03-13T09:00"}),
+            ),
+        ],
+        after_tool="Set for Fri 13 Mar, 09:00.",
+    ),
     "reminder_every_weekday": chat(
         [
             (
@@ -315,10 +325,15 @@ IDEAL = {
 
 
 def first_text(body) -> str:
-    """Return the first message's text without its date line (or forward note and quoting)."""
+    """Return the first message's text without its date line (or forward note and quoting).
+
+    A voice note's line before it, and the mark of its transcript, are left out too.
+    """
     first = body["messages"][0]["content"]
-    said = first if isinstance(first, str) else first[0].get("text", "")
-    said = said.split("\n", 1)[-1]
+    texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first]
+    said = next(t for t in texts if not t.startswith("[voice note,")).split("\n", 1)[-1]
+    if said.startswith("[Transcribed from"):
+        said = said.split("\n", 1)[-1]
     if said.startswith("[Forwarded by the user:"):
         said = "\n".join(line.removeprefix("> ") for line in said.split("\n")[1:])
     return said

@@ -1,0 +1,182 @@
+"""Voice notes and round videos, end to end: real PTB, the real openai SDK, the fakes.
+
+Every test runs on both engines (the database_url fixture). The notes are real OGG/Opus
+and MP4 files (tests/data/README.md says how they were made).
+"""
+
+import hashlib
+import logging
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.anthropic_server import text
+from tests.fakes.transcription_server import Failure, FakeTranscription
+from tests.files_support import calls_to, stored_contents, user_texts
+from tests.harness import OWNER
+
+DATA = Path(__file__).resolve().parent / "data"
+VOICE = (DATA / "voice-friday-at-nine.ogg").read_bytes()
+VIDEO_NOTE = (DATA / "video-note-friday-at-nine.mp4").read_bytes()
+HEARD = "Remind me on Friday at nine."
+MARK = "[Transcribed from the user's voice note; times and names may be misheard:]"
+OFF = (
+    "I can't listen to voice notes here: the bot's owner can turn them on by setting "
+    "TRANSCRIPTION_BASE_URL, TRANSCRIPTION_API_KEY and TRANSCRIPTION_MODEL. Please type it "
+    "for now."
+)
+
+
+@pytest.fixture
+async def speech():
+    """Start the fake transcription server."""
+    async with FakeTranscription(models=("gpt-4o-mini-transcribe",)) as server:
+        yield server
+
+
+@pytest.fixture
+def start_voice_bot(start_bot, speech):
+    """Return a function that starts a bot with transcription set up on the fake."""
+
+    async def start(**overrides):
+        overrides = {
+            "transcription_base_url": speech.base_url,
+            "transcription_api_key": speech.api_key,
+            "transcription_model": "gpt-4o-mini-transcribe",
+            **overrides,
+        }
+        return await start_bot(**overrides)
+
+    return start
+
+
+def replies(bot) -> list[dict]:
+    """Return what the bot sent the owner, as Telegram's Message objects."""
+    return [m["result"] for m in bot.tg.sent if m["chat_id"] == OWNER]
+
+
+async def send_voice(bot, data: bytes = VOICE, kind: str = "voice", **fields) -> dict:
+    """Send a note as the owner, wait until it is handled, and return its update."""
+    fields.setdefault("duration", 2)
+    update = bot.tg.push_media(OWNER, kind, data=data, fields=fields)
+    await bot.idle()
+    return update
+
+
+async def test_a_voice_note_is_transcribed_shown_collapsed_and_answered_as_typed(
+    start_voice_bot, speech
+):
+    bot = await start_voice_bot()
+    bot.model.script(text("I'll remind you on Friday at 09:00 — is that right?"))
+    speech.script(HEARD)
+    update = await send_voice(bot)
+
+    [asked] = speech.requests
+    assert (asked.model, asked.response_format) == ("gpt-4o-mini-transcribe", "json")
+    assert (asked.file_name, asked.content_type, asked.data) == ("voice.ogg", "audio/ogg", VOICE)
+    assert asked.authorization == f"Bearer {speech.api_key}"
+    shown, answer = replies(bot)
+    # The transcript first, collapsed in an expandable quote the user can open to check.
+    assert shown["text"] == f"Your voice note, as I heard it:\n{HEARD}"
+    quote = [e for e in shown["entities"] if e["type"] == "expandable_blockquote"]
+    assert [shown["text"][q["offset"] : q["offset"] + q["length"]] for q in quote] == [HEARD]
+    assert answer["text"] == "I'll remind you on Friday at 09:00 — is that right?"
+    # The model gets it as typed, marked as a transcript.
+    [note, time, *said] = bot.model.last_user_text().splitlines()
+    assert note == "[voice note, 0:02]" and time.startswith("[") and said == [MARK, HEARD]
+    assert bot.model.invalid == []
+    # Stored by reference, like photos and PDFs; its bytes are in the local cache.
+    [user, _] = await stored_contents(bot.services.engine)
+    sha256 = hashlib.sha256(VOICE).hexdigest()
+    assert user[0] == {
+        "type": "voice", "kind": "voice", "media_type": "audio/ogg", "sha256": sha256,
+        "file_id": update["message"]["voice"]["file_id"], "duration": 2, "size": len(VOICE),
+        "transcribed": True,
+    }  # fmt: skip
+    assert (bot.settings.file_cache_dir / sha256).read_bytes() == VOICE
+
+
+async def test_a_round_video_is_transcribed_from_its_mp4(start_voice_bot, speech):
+    bot = await start_voice_bot()
+    await send_voice(bot, VIDEO_NOTE, "video_note", duration=3)
+    [asked] = speech.requests
+    assert (asked.file_name, asked.content_type, asked.data) == (
+        "video_note.mp4", "video/mp4", VIDEO_NOTE,
+    )  # fmt: skip
+    shown, _ = replies(bot)
+    assert shown["text"].startswith("Your round video, as I heard it:\n")
+    assert "[Transcribed from the user's round video;" in bot.model.last_user_text()
+
+
+async def test_off_until_configured_answers_one_line_and_keeps_the_note(start_bot):
+    bot = await start_bot()
+    update = await send_voice(bot)
+    assert [m["text"] for m in replies(bot)] == [OFF]
+    assert bot.model.requests == [] and bot.tg.downloads == []
+    # Nothing is lost: the note is kept by its file id, with the answer the user got.
+    [user, assistant] = await stored_contents(bot.services.engine)
+    assert user[0]["file_id"] == update["message"]["voice"]["file_id"]
+    assert user[0]["transcribed"] is False and "sha256" not in user[0]
+    assert assistant == [{"type": "text", "text": OFF}]
+    await bot.say(OWNER, "Did you get my voice note?")
+    said = user_texts(bot.model.last_request)
+    assert "[voice note, 0:02; not transcribed]" in said
+    assert bot.model.invalid == []
+
+
+async def test_a_note_over_the_limits_is_refused_before_download(start_voice_bot, speech):
+    bot = await start_voice_bot(voice_max_seconds=60, voice_max_mb=1)
+    await send_voice(bot, duration=61)
+    bot.tg.push_media(OWNER, "voice", file_size=2 * 1024 * 1024, fields={"duration": 30})
+    await bot.idle()
+    assert [m["text"] for m in replies(bot)] == [
+        "Your voice note is 1:01 long; I can transcribe up to 1:00. Please send a shorter "
+        "one, or type it.",
+        "Your voice note is 2.0 MB; I can transcribe up to 1 MB. Please send a shorter one, "
+        "or type it.",
+    ]
+    assert calls_to(bot.tg, "getFile") == [] and bot.tg.downloads == []
+    assert speech.requests == [] and bot.model.requests == []
+
+
+async def test_a_failed_or_empty_transcription_gets_a_clear_answer(start_voice_bot, speech, caplog):
+    bot = await start_voice_bot()
+    speech.script(Failure(400, "Audio file might be corrupted", "invalid_request_error"), "  ")
+    await send_voice(bot)
+    await send_voice(bot)
+    speech.fail_always(Failure(503))
+    await send_voice(bot)
+    assert [m["text"] for m in replies(bot)] == [
+        "I couldn't transcribe your voice note just now; please send it again, or type it.",
+        "I couldn't make out any words in your voice note; please send it again, or type it.",
+        "I couldn't transcribe your voice note just now; please send it again, or type it.",
+    ]
+    assert len(speech.requests) == 2 + 3  # a 503 is retried twice by the SDK
+    assert bot.model.requests == []
+    assert "could not transcribe a voice note: HTTP 503 server_error" in caplog.text
+
+
+async def test_the_key_never_reaches_logs_or_chats(start_voice_bot, speech, caplog):
+    caplog.set_level(logging.DEBUG)
+    key = "sk-proj-secret-key-7731"
+    bot = await start_voice_bot(transcription_api_key=key)
+    await send_voice(bot)  # OpenAI's 401 quotes the key's last four characters
+    assert "could not transcribe a voice note: HTTP 401" in caplog.text
+    assert "7731" not in caplog.text
+    assert [m["text"] for m in replies(bot)] == [
+        "I couldn't transcribe your voice note just now; please send it again, or type it."
+    ]
+
+
+async def test_a_restart_never_transcribes_a_note_again(start_voice_bot, speech):
+    bot = await start_voice_bot()
+    update = await send_voice(bot)
+    await bot.restart()
+    # Telegram redelivers an update a stopped process did not confirm: not heard twice.
+    bot.tg.push_update({"message": update["message"]})
+    await bot.idle()
+    await bot.say(OWNER, "What day did I say?")
+    assert len(speech.requests) == 1
+    assert len(replies(bot)) == 3  # the transcript, its answer, the follow-up's answer
+    assert f"{MARK}\n{HEARD}" in user_texts(bot.model.last_request)
+    assert bot.model.invalid == []
