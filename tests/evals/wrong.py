@@ -10,6 +10,20 @@ from tests.fakes.anthropic_server import text, tool_use, tool_uses
 AT_3, AT_5 = "2026-03-11T15:00", "2026-03-11T17:00"
 
 WRONG: dict[str, list[Model]] = {
+    # Sets the reminder from the transcript at once, without saying back what it heard.
+    "voice_note_time_echoed_before_reminder": [
+        chat(
+            [
+                (
+                    "Transcribed from",
+                    tool_use(
+                        "create_reminder", {"text": "call Sarah", "at_local": "2026-03-13T09:00"}
+                    ),
+                )
+            ],
+            after_tool="Set for Fri 13 Mar, 09:00.",
+        )
+    ],
     "boss_known_in_new_conversation": [chat([("my boss", text("Sure! Who is your boss?"))])],
     "messaging_others_not_claimed": [
         chat([("my sister", text("Done: I've sent your sister the message."))]),
