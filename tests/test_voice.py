@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.buttons import button, last_to, press
 from tests.fakes.anthropic_server import text
 from tests.fakes.transcription_server import Failure, FakeTranscription
 from tests.files_support import calls_to, stored_contents, user_texts
@@ -180,3 +181,16 @@ async def test_a_restart_never_transcribes_a_note_again(start_voice_bot, speech)
     assert len(replies(bot)) == 3  # the transcript, its answer, the follow-up's answer
     assert f"{MARK}\n{HEARD}" in user_texts(bot.model.last_request)
     assert bot.model.invalid == []
+
+
+async def test_delete_my_data_deletes_the_cached_audio_too(start_voice_bot):
+    bot = await start_voice_bot()
+    await send_voice(bot)
+    cache = bot.settings.file_cache_dir
+    assert [path.name for path in cache.iterdir()] == [hashlib.sha256(VOICE).hexdigest()]
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    await press(bot, question, button(question, "Delete"))
+    done = bot.tg.message(OWNER, question["message_id"])
+    assert "Deleted everything" in done["text"] and "1 cached file" in done["text"]
+    assert list(cache.iterdir()) == []

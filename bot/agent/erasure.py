@@ -2,7 +2,8 @@
 
 Memories (with every version, the undo log, the search index, the rendered block and the
 memory switch), conversations with their turns (and so their search index rows), reminders
-with their fires, the time zone, and the cached bytes of the files in those conversations.
+with their fires, the time zone, and the cached bytes of the files and voice notes in those
+conversations.
 The chat's turn lease stays: it names only the chat and the process answering it, the
 deletion runs holding it (bot/telegram/delete_data.py), and the lease keeper, which counts
 on its row, lets it go at its next tick. A table added later that is keyed by an owner or a
@@ -50,8 +51,14 @@ def _count(query: Select) -> Select:
 
 
 def _file_hashes(contents: list[Content]) -> set[str]:
-    """Return the hashes of the files the turns refer to."""
-    return {block["sha256"] for content in contents for block in content if block["type"] == "file"}
+    """Return the hashes of the files and downloaded voice notes the turns refer to."""
+    hashes = set()
+    for block in (block for content in contents for block in content):
+        if block["type"] == "file":
+            hashes.add(block["sha256"])
+        elif block["type"] == "voice" and "sha256" in block:
+            hashes.add(block["sha256"])
+    return hashes
 
 
 async def _holdings(session: AsyncSession, owner_id: int) -> Holdings:
