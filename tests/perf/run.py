@@ -31,6 +31,7 @@ from tests.perf import (
     bench_reminders,
     bench_sql,
     bench_streaming,
+    bench_voice,
 )
 from tests.perf.botrun import postgres_available
 from tests.perf.common import Config, Row
@@ -50,6 +51,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "files": bench_files.run,
     "streaming": bench_streaming.run,
     "reminders": bench_reminders.run,
+    "voice": bench_voice.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}
