@@ -110,8 +110,19 @@ class TelegramOutlet:
         await self._in_lane(reminder, answer())
 
     async def _in_lane(self, reminder: ReminderRecord, work: Coroutine[Any, Any, None]) -> None:
-        """Run work in the chat's lane, after any turn of the chat in progress."""
-        await lanes(self._application).run_exclusive(reminder.chat_id, work)
+        """Run work in the chat's lane, after any turn of the chat in progress, if still due."""
+
+        async def if_kept() -> None:
+            try:
+                await self._services.reminders.store.get(reminder.owner_id, reminder.id)
+            except ReminderNotFound:
+                # /delete_my_data ran in the lane before it: nothing may be stored again.
+                work.close()
+                logger.info("reminder %s was deleted meanwhile; not storing it", reminder.id)
+                return
+            await work
+
+        await lanes(self._application).run_exclusive(reminder.chat_id, if_kept())
 
 
 def _store(context: BotContext) -> ReminderStore:

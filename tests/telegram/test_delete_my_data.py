@@ -1,10 +1,13 @@
 """/delete_my_data end to end: real PTB and SDK against the fakes, on both engines."""
 
+import asyncio
 import time
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.telegram.processing import lanes
 from memory.categories import Category
 from memory.models import Base
 from tests.buttons import button, buttons, last_answer, last_to, press
@@ -12,6 +15,7 @@ from tests.fakes.anthropic_server import text as reply
 from tests.fakes.anthropic_server import tool_use
 from tests.fakes.media import sample_png
 from tests.harness import FRIEND, OWNER
+from tests.reminders.clock import FakeClock
 
 GROUP = -100_500
 BOT = "@memory_test_bot"
@@ -226,6 +230,46 @@ async def test_a_turn_in_progress_ends_before_the_deletion_and_writes_nothing_af
     done = bot.tg.message(OWNER, question["message_id"])
     assert "Deleted everything" in done["text"] and "2 memories" in done["text"]
     assert set((await kept_for(engine, OWNER)).values()) == {0}
+
+
+async def lane_holds(bot, count: int) -> None:
+    """Wait until this many updates and turns are queued or running in the lanes."""
+    processor = lanes(bot.running_app)
+    async with asyncio.timeout(5):
+        # No event says an update is queued in its lane: a turn of the event loop, no clock.
+        while processor.unfinished < count:  # noqa: ASYNC110
+            await asyncio.sleep(0)
+
+
+async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it(start_bot):
+    clock = FakeClock(datetime(2026, 11, 24, 12, 0, tzinfo=UTC))
+    bot = await start_bot(app_options={"reminder_clock": clock})
+    await bot.say(OWNER, "/timezone Berlin")
+    bot.model.script(
+        tool_use("create_reminder", {"text": "take the bread out", "in_duration": "PT20M"}),
+        reply("Set."),
+    )
+    await bot.say(OWNER, "in 20 minutes remind me to take the bread out")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    # A turn in progress holds the lane; the press waits behind it, then the fired reminder.
+    bot.model.hold()
+    bot.model.script(reply("Sure."))
+    bot.tg.push_message(OWNER, "one more thing")
+    await bot.model.wait_for_requests(len(bot.model.requests) + 1)
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await lane_holds(bot, 2)
+    sent = len(bot.tg.messages_to(OWNER))
+    clock.advance(timedelta(minutes=20))
+    await bot.tg.wait_for_messages(OWNER, sent + 1)
+    assert "take the bread out" in bot.tg.messages_to(OWNER)[-1]
+    await lane_holds(bot, 3)
+    bot.model.release()
+    await bot.idle()
+    await clock.settled()
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    # The reminder was sent, but not stored as a turn of a new conversation afterwards.
+    assert set((await kept_for(bot.services.engine, OWNER)).values()) == {0}
 
 
 async def press_without_waiting(bot, message: dict, data: str) -> None:
