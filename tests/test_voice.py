@@ -14,7 +14,7 @@ from tests.buttons import button, last_to, press
 from tests.fakes.anthropic_server import text
 from tests.fakes.transcription_server import Failure, FakeTranscription
 from tests.files_support import calls_to, stored_contents, user_texts
-from tests.harness import OWNER
+from tests.harness import OWNER, STRANGER
 
 DATA = Path(__file__).resolve().parent / "data"
 VOICE = (DATA / "voice-friday-at-nine.ogg").read_bytes()
@@ -194,3 +194,25 @@ async def test_delete_my_data_deletes_the_cached_audio_too(start_voice_bot):
     done = bot.tg.message(OWNER, question["message_id"])
     assert "Deleted everything" in done["text"] and "1 cached file" in done["text"]
     assert list(cache.iterdir()) == []
+
+
+async def test_in_a_group_only_a_note_for_the_bot_is_heard_and_never_a_strangers(
+    start_voice_bot, speech
+):
+    bot = await start_voice_bot()
+    group, ann = -100_777, {"user_id": OWNER, "chat_type": "supergroup", "first_name": "Ann"}
+    bot.model.script(text("Hello Ann."), text("Friday at 09:00, Ann: right?"))
+    await bot.say(group, "@memory_test_bot hi", **ann)
+    [greeting] = [m["result"] for m in bot.tg.sent if m["chat_id"] == group]
+    spoken = {"data": VOICE, "fields": {"duration": 2}}
+    bot.tg.push_media(group, "voice", **spoken, **ann)  # group talk, not for the bot
+    bot.tg.push_media(group, "voice", **spoken, reply_to_message=greeting["message_id"], **ann)
+    bot.tg.push_media(STRANGER, "voice", **spoken)
+    await bot.idle()
+    assert len(speech.requests) == 1 and len(bot.tg.downloads) == 1
+    shown, answer = [m["result"]["text"] for m in bot.tg.sent if m["chat_id"] == group][1:]
+    assert shown == f"Your voice note, as I heard it:\n{HEARD}"
+    assert answer == "Friday at 09:00, Ann: right?"
+    assert "; from Ann]" in bot.model.last_user_text() and MARK in bot.model.last_user_text()
+    [to_stranger] = [m["result"]["text"] for m in bot.tg.sent if m["chat_id"] == STRANGER]
+    assert "private bot" in to_stranger
