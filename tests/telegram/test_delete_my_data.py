@@ -187,6 +187,9 @@ async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(harne
 
     [refused] = await bot.say(GROUP, "/delete_my_data", user_id=FRIEND, chat_type="supergroup")
     assert "Only this group's admins" in refused
+    bot.tg.fail_next("getChatMember", status=400)
+    [unsure] = await bot.say(GROUP, "/delete_my_data", **group)
+    assert "couldn't check that you're an admin" in unsure
     assert ("getChatMember", {"chat_id": GROUP, "user_id": FRIEND}) in bot.tg.calls
 
     await bot.say(GROUP, "/delete_my_data", **group)
