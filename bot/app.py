@@ -65,6 +65,7 @@ from bot.telegram.reminders import (
     reminders_command,
     timezone_command,
 )
+from bot.telegram.tidy_setup import add_tidy
 from bot.telegram.urgent import outside_lane
 from bot.telegram.voice import voice_message
 from memory.control import MemoryControl
@@ -280,6 +281,7 @@ def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> 
     )
     # Malformed data in our namespaces, or from an older version of the bot, is a stale button.
     application.add_handler(CallbackQueryHandler(on_button, pattern=CALLBACK_PATTERN))
+    add_tidy(application)  # the plan buttons, and the nightly pass if TIDY_NIGHTLY is on
     new_messages = NEW_MESSAGES & ADDRESSED_TO_BOT
     application.add_handler(
         MessageHandler(new_messages & filters.TEXT & ~filters.COMMAND, handlers.chat_message)

@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     # Longer or bigger notes are refused before they are downloaded (Telegram's limit: 20 MB).
     voice_max_seconds: int = Field(default=300, ge=1, le=3600)
     voice_max_mb: int = Field(default=20, ge=1, le=20)
+    # Memory tidy passes: a hard cap on one pass's tokens (input and output together), a
+    # nightly pass at about 04:00 (off by default), and whether that pass applies unasked.
+    tidy_token_cap: int = Field(default=60_000, ge=4_000, le=1_000_000)
+    tidy_nightly: bool = False
+    tidy_auto_apply: bool = False
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

@@ -5,6 +5,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.models import (
     Memory,
+    MemoryBatch,
+    MemoryBatchChange,
     MemoryChangeRecord,
     MemoryVersion,
     OwnerSettings,
@@ -21,7 +23,7 @@ async def count_memories(session: AsyncSession, owner_id: int) -> int:
 
 
 async def erase_memories(session: AsyncSession, owner_id: int) -> int:
-    """Delete an owner's memories, versions, undo log, index rows, block and switch.
+    """Delete an owner's memories, versions, undo log, batches, index rows, block and switch.
 
     Runs in the caller's transaction, so it is all or nothing with what else the caller
     deletes; returns how many memories (deleted ones too) are gone.
@@ -31,6 +33,13 @@ async def erase_memories(session: AsyncSession, owner_id: int) -> int:
     # The index on SQLite has no foreign key to cascade from; its rows go first.
     await unindex(session, ids)
     mine = select(Memory.id).where(Memory.owner_id == owner_id)
+    batches = select(MemoryBatch.id).where(MemoryBatch.owner_id == owner_id)
+    await session.execute(
+        delete(MemoryBatchChange).where(
+            MemoryBatchChange.batch_id.in_(batches) | MemoryBatchChange.memory_id.in_(mine)
+        )
+    )
+    await session.execute(delete(MemoryBatch).where(MemoryBatch.owner_id == owner_id))
     await session.execute(
         delete(MemoryChangeRecord).where(
             (MemoryChangeRecord.owner_id == owner_id) | MemoryChangeRecord.memory_id.in_(mine)

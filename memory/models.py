@@ -187,3 +187,50 @@ class StoredMemoryBlock(Base):
     # The ids of the memories the block holds, in the order it lists them.
     memory_ids: Mapped[list[str]] = mapped_column(JSON, nullable=False)
     rendered_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+
+
+class MemoryBatch(Base):
+    """A tidy pass or an import: a plan of changes, applied (and undone) as one batch."""
+
+    __tablename__ = "agent_memory_batches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    automatic: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
+    # The proposed lines, each with its skip flag; None once there is nothing left to decide.
+    plan: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    # A fingerprint of the active memories the pass saw (after applying: the ones it left).
+    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # The batch an Undo all (or a Redo all) reverted.
+    reverts_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (Index("ix_agent_memory_batches_owner_created", "owner_id", "created_at"),)
+
+
+class MemoryBatchChange(Base):
+    """One memory a batch changed: where it stood before and after, and why."""
+
+    __tablename__ = "agent_memory_batch_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    batch_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("agent_memory_batches.id", ondelete="CASCADE"), nullable=False
+    )
+    memory_id: Mapped[str] = mapped_column(
+        String(8), ForeignKey("agent_memories.id", ondelete="CASCADE"), nullable=False
+    )
+    # None: the batch created the memory.
+    before_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    before_deleted: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    after_version: Mapped[int] = mapped_column(Integer, nullable=False)
+    after_deleted: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    __table_args__ = (Index("ix_agent_memory_batch_changes_batch", "batch_id", "memory_id"),)

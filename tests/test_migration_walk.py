@@ -179,6 +179,18 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
                                 "content": "Falcon launches in May"}]},
         ],
     },
+    "0014": {
+        "agent_memory_batches": [
+            {"id": 1, "owner_id": 111, "kind": "tidy", "state": "applied", "automatic": True,
+             "plan": [{"action": "archive", "memory_id": "pin00006"}], "digest": "ab" * 32,
+             "tokens": 1200, "reverts_id": None, "created_at": AT, "undone_at": LATER},
+        ],
+        "agent_memory_batch_changes": [
+            {"id": 1, "batch_id": 1, "memory_id": "pin00006", "before_version": 1,
+             "before_deleted": False, "after_version": 1, "after_deleted": True,
+             "reason": "The launch was in May"},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -300,6 +312,7 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
         after, _ = await _read(engine)
         later_tables = {
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
+            "agent_memory_batches", "agent_memory_batch_changes",
         }  # fmt: skip
         assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)

@@ -12,6 +12,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
 from bot.agent.erasure import DataEraser
+from bot.agent.tidy import TidyService, tidy_service
 from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
@@ -23,6 +24,7 @@ from bot.telegram.drafts import Drafts
 from bot.telegram.leases import LeaseKeeper
 from bot.telegram.outage import Outage
 from memory.control import MemoryControl
+from memory.db import create_sessionmaker
 from memory.store import MemoryStore
 
 # A problem with the model account is told to a chat once an hour per cause, not per message.
@@ -56,10 +58,19 @@ class Services:
     # Which chats were told of which model account problem this hour (build_application
     # puts it on the guard's clock).
     account_notices: Cooldown = field(init=False)
+    # Tidy passes and imports, on the memory store's database and the model client.
+    tidy: TidyService = field(init=False)
 
     def __post_init__(self) -> None:
         self.drafts = Drafts(self.settings.stream_replies)
         self.account_notices = account_notices(time.monotonic)
+        self.tidy = tidy_service(
+            self.anthropic,
+            self.settings.anthropic_model,
+            self.memories,
+            create_sessionmaker(self.engine),
+            self.settings.tidy_token_cap,
+        )
 
 
 @dataclass

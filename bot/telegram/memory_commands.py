@@ -8,6 +8,7 @@ from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
 from bot.telegram.reading import place_of
+from bot.telegram.tidy_commands import tidy_memories
 from bot.telegram.views import View, clear_question, memory_page
 from memory.items import MemoryAtLimit, MemoryNotDeleted, MemoryNotFound
 
@@ -162,6 +163,7 @@ SUBCOMMANDS = {
     "export": (export_memories, 0),
     "off": (memory_off, 0),
     "on": (memory_on, 0),
+    "tidy": (tidy_memories, 0),
 }
 
 

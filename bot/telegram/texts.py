@@ -26,6 +26,9 @@ HELP = (
     "/memory clear: forget everything (I ask first), e.g. <code>/memory clear</code>\n"
     "/memory export: a JSON file of every memory with all its versions, e.g. "
     "<code>/memory export</code>\n"
+    "/memory tidy: a plan to merge duplicates, update what changed and archive what expired; "
+    "you apply it (or skip lines), and <b>Undo all</b> reverts it, e.g. "
+    "<code>/memory tidy</code>\n"
     "/memory off and /memory on: stop or resume using and saving memories; nothing is deleted, "
     "e.g. <code>/memory off</code>\n"
     "/reminders: your next reminders, with a Cancel button on each. Set them in words: "
@@ -49,7 +52,7 @@ COMMANDS = (
     ("start", "What I am"),
     ("help", "Commands, with examples"),
     ("new", "Start a new conversation"),
-    ("memory", "What I remember (also: search, pin, history, restore, clear, export, off)"),
+    ("memory", "What I remember (also: search, pin, history, restore, tidy, export, off)"),
     ("reminders", "Your next reminders, with Cancel buttons"),
     ("timezone", "Show or set your time zone: /timezone Berlin"),
     ("delete_my_data", "Delete everything I keep for you (asks first; cannot be undone)"),

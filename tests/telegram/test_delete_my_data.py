@@ -8,6 +8,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.telegram.processing import lanes
+from memory.batch_values import BatchKind, BatchState
 from memory.categories import Category
 from memory.models import Base
 from tests.buttons import button, buttons, last_answer, last_to, press
@@ -81,7 +82,14 @@ async def arrange(bot, chat_id: int, **sender) -> None:
     await bot.idle()
     [item] = await bot.store.list_active(chat_id)
     await bot.store.update(chat_id, item.id, "Alice likes hiking in the Alps and the Dolomites")
-    await bot.store.add(chat_id, "Works at a bakery in town", Category.CONTEXT, "work")
+    work = await bot.store.add(chat_id, "Works at a bakery in town", Category.CONTEXT, "work")
+    # A tidy pass's batch, applied: its row and its changes are the owner's too.
+    line = {"action": "update", "memory_id": work.id, "content": "Works at a bakery in town, 2025",
+            "reason": "Dated", "versions": {work.id: work.version}}  # fmt: skip
+    batches = bot.services.tidy.batches
+    await batches.apply(
+        chat_id, await batches.record(chat_id, BatchKind.TIDY, BatchState.PROPOSED, [line])
+    )
     for command in ("/memory off", "/memory on", "/new"):  # a switch row, a stored block
         await bot.say(chat_id, command, **sender)
     bot.model.script(reply("Hi again."))
@@ -104,7 +112,8 @@ async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data
     before = await kept_for(engine, OWNER)
     assert all(before[name] for name in ("agent_memories", "agent_memory_versions",
                "agent_memory_changes", "conversations", "conversation_turns", "reminders",
-               "owner_zones", "agent_memory_blocks", "owner_settings")), before  # fmt: skip
+               "owner_zones", "agent_memory_blocks", "owner_settings", "agent_memory_batches",
+               "agent_memory_batch_changes")), before  # fmt: skip
     friend = await kept_for(engine, FRIEND)
     files = cached_files(bot)
     assert files, "the photo should be cached"

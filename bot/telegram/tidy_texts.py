@@ -1,0 +1,104 @@
+"""What the bot says about tidy passes, imports and their batches (HTML)."""
+
+from html import escape
+from typing import Any
+
+from bot.agent.tidy import PassOutcome, PassResult
+from memory.batch_values import BatchKind, Proposal, Reverted
+from memory.items import MemoryItem
+
+PLAN_HEAD = {
+    BatchKind.TIDY: "Tidy plan: {count} change(s). Tap a number to skip that line or keep it.",
+    BatchKind.IMPORT: "Import plan: {count} memory(ies). Tap a number to skip one or keep it.",
+}
+APPLY_LABEL = {BatchKind.TIDY: "Apply", BatchKind.IMPORT: "Import"}
+CANCEL_LABEL = "Cancel"
+UNDO_ALL_LABEL = "Undo all"
+REDO_ALL_LABEL = "Redo all"
+CANCELLED = "Cancelled: nothing changed."
+STALE_PLAN = "This plan was already decided."
+CHANGED_SINCE = (
+    "Some of these memories changed since the plan was made, so nothing was applied. "
+    "Run /memory tidy again."
+)
+NOTHING_CHOSEN = "Every line is skipped: nothing to apply."
+PASS_TEXTS = {
+    PassResult.NOTHING_NEW: "Nothing changed since the last tidy pass, so there is nothing new "
+    "to tidy (and no model call was made).",
+    PassResult.NOTHING_TO_DO: "I looked through your memories: nothing to merge, update or "
+    "archive.",
+    PassResult.MODEL_FAILED: "I couldn't reach the model for the tidy pass. Nothing changed; "
+    "try again later.",
+}
+
+
+def too_full(limit: int) -> str:
+    """Say a batch would pass the limit of memories."""
+    return f"That would take you past {limit} memories, so nothing changed."
+
+
+def rejected(outcome: PassOutcome) -> str:
+    """Say the model's plan broke a rule and nothing was changed."""
+    return (
+        "The tidy plan broke a rule, so I set it aside whole and changed nothing "
+        f"({escape(outcome.problem or 'unknown')})."
+    )
+
+
+def _short(text: str, limit: int) -> str:
+    """Return text cut to limit characters, with an ellipsis if cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def plan_line(number: int, line: dict[str, Any], width: int) -> str:
+    """Render one line of a plan with its reason, marked when skipped."""
+    reason = escape(_short(line.get("reason") or "", width + 20))
+    content = escape(_short(line.get("content") or "", width))
+    named = [line.get("memory_id"), *(line.get("merged_ids") or [])]
+    ids = " + ".join(f"<code>[{i}]</code>" for i in named if i)
+    match line["action"]:
+        case "merge":
+            body = f"Merge {ids} → '{content}'"
+        case "update":
+            body = f"Update {ids} → '{content}'"
+        case "archive":
+            old = escape(_short(line["texts"][line["memory_id"]], width))
+            body = f"Archive {ids} '{old}'"
+        case _:
+            subject = f" <i>({escape(line['subject'])})</i>" if line.get("subject") else ""
+            body = f"Save '{content}'{subject}"
+    text = f"{body} — {reason}"
+    # Telegram drops code inside strikethrough, so a skipped line is only marked.
+    return f"{number}. (skipped) {text}" if line.get("skip") else f"{number}. {text}"
+
+
+def plan_text(proposal: Proposal, width: int) -> str:
+    """Render a plan: its head, then one numbered line per change."""
+    head = PLAN_HEAD[proposal.kind].format(count=len(proposal.lines))
+    lines = [plan_line(n, line, width) for n, line in enumerate(proposal.lines, 1)]
+    return "\n".join([head, "", *lines])
+
+
+def applied(proposal: Proposal) -> str:
+    """Confirm a plan was applied as one batch."""
+    count = len(proposal.chosen)
+    return (
+        f"Applied {count} change(s) as one batch. <b>Undo all</b> puts every memory back; "
+        "/memory history &lt;id&gt; shows each change."
+    )
+
+
+def reverted(result: Reverted, redo: bool) -> str:
+    """Say what an Undo all (or Redo all) did, and which memories it left alone."""
+    verb = "Redone" if redo else "Undone"
+    text = f"{verb}: {result.restored} memory change(s) reverted as one batch."
+    if result.left_alone:
+        text += "\nLeft alone, as you changed them since:\n" + "\n".join(
+            _left(item) for item in result.left_alone
+        )
+    return text
+
+
+def _left(item: MemoryItem) -> str:
+    """Render a memory an Undo all left alone."""
+    return f"<code>[{item.id}]</code> {escape(_short(item.content, 80))}"

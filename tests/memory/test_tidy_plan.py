@@ -1,0 +1,103 @@
+"""The rules a tidy plan keeps, each broken once: the whole plan is rejected."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from memory.categories import Category
+from memory.facts import has_date, missing_facts
+from memory.items import MemoryItem
+from memory.tidy_dupes import duplicate_lines
+from memory.tidy_plan import PlanRejected, TidyPlan, max_changes, validate_plan
+
+AT = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def item(memory_id: str, content: str, pinned: bool = False) -> MemoryItem:
+    """Return an active memory of owner 1."""
+    return MemoryItem(memory_id, 1, Category.CONTEXT, None, content, 1, AT, AT, None, pinned)
+
+
+ITEMS = [
+    item("oslo0001", "The user lives in Oslo"),
+    item("lisb0001", "The user moved to Lisbon in October 2026"),
+    item("trip0001", "The user flies to Rome on 12 March 2026"),
+    item("blue0001", "The user's favourite colour is blue"),
+    item("gren0001", "The user's favourite colour is green"),
+    item("alec0001", "Alec is the user's boss"),
+    item("pean0001", "The user is allergic to peanuts", pinned=True),
+    item("tea00001", "The user likes green tea"),
+]
+GOOD_UPDATE: dict[str, Any] = {
+    "action": "update",
+    "memory_id": "lisb0001",
+    "merged_ids": ["oslo0001"],
+    "content": "The user moved from Oslo to Lisbon in October 2026",
+    "reason": "Lisbon is newer",
+}
+GOOD_ARCHIVE = {"action": "archive", "memory_id": "trip0001", "reason": "The trip is over"}
+
+
+def plan(*changes: dict) -> TidyPlan:
+    """Return a plan of these lines."""
+    return TidyPlan.model_validate({"changes": list(changes)})
+
+
+def test_a_plan_keeping_every_rule_is_accepted():
+    validate_plan(plan(GOOD_UPDATE, GOOD_ARCHIVE), ITEMS)
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ([{**GOOD_ARCHIVE, "memory_id": "zzzz0001"}], "is not one of the memories"),
+        ([{**GOOD_ARCHIVE, "memory_id": "pean0001"}], "is pinned"),
+        ([GOOD_UPDATE, {**GOOD_ARCHIVE, "memory_id": "oslo0001"}], "more than once"),
+        ([{**GOOD_UPDATE, "content": "The user moved to Lisbon in October 2026"}], "drops Oslo"),
+        (
+            [{"action": "merge", "memory_id": "blue0001", "merged_ids": ["gren0001"],
+              "content": "The user's favourite colour is blue", "reason": "Same"}],
+            "drops green",
+        ),
+        ([{**GOOD_ARCHIVE, "memory_id": "oslo0001"}], "no date"),  # deletion alone
+        ([{**GOOD_ARCHIVE, "merged_ids": ["oslo0001"]}], "one memory and no text"),
+        ([{**GOOD_UPDATE, "content": GOOD_UPDATE["content"] + " [id:lisb0001]"}], "tool or score"),
+        ([{**GOOD_UPDATE, "content": GOOD_UPDATE["content"] + ", score: 0.93"}], "tool or score"),
+        ([{**GOOD_UPDATE, "reason": " "}], "reason"),
+        ([{**GOOD_UPDATE, "action": "merge", "merged_ids": []}], "needs the memories"),
+        (
+            [{**GOOD_ARCHIVE, "memory_id": m, "reason": "x"} for m in
+             ("trip0001", "lisb0001", "oslo0001", "alec0001")],
+            "at most 3",
+        ),
+    ],
+)  # fmt: skip
+def test_a_plan_breaking_one_rule_is_rejected_whole(changes, problem):
+    with pytest.raises(PlanRejected, match=problem):
+        validate_plan(plan(*changes), ITEMS)
+
+
+def test_the_share_of_changes_is_bounded():
+    assert max_changes(5) == 3 and max_changes(50) == 20 and max_changes(30) == 12
+
+
+def test_key_facts_are_names_numbers_and_significant_words():
+    assert missing_facts("The user lives in Oslo", "Moved from Oslo to Lisbon") == []
+    assert missing_facts("Budget is 4,500 euros", "Budget is 4500 euros") == ["4,500"]
+    assert missing_facts("Has two cats", "Has 2 cats") == ["two"]
+    assert missing_facts("Likes the colours", "Likes the colour") == []
+    assert has_date("Dentist next Tuesday") and has_date("Flight on 12/03")
+    assert not has_date("Alec is the user's boss")
+
+
+def test_code_finds_exact_and_normalised_duplicates_but_never_pinned_ones():
+    items = [
+        item("aaaa0001", "The user likes green tea"),
+        item("aaaa0002", "the user likes  GREEN tea!"),
+        item("aaaa0003", "The user likes green tea", pinned=True),
+        item("aaaa0004", "The user likes black tea"),
+    ]
+    [line] = duplicate_lines(items)
+    assert line.memory_id == "aaaa0001" and line.merged_ids == ["aaaa0002"]
+    assert line.content == "The user likes green tea" and "punctuation" in line.reason
