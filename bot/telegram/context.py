@@ -12,6 +12,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
 from bot.agent.erasure import DataEraser
+from bot.agent.memory_import import ImportService
 from bot.agent.tidy import TidyService, tidy_service
 from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
@@ -60,6 +61,7 @@ class Services:
     account_notices: Cooldown = field(init=False)
     # Tidy passes and imports, on the memory store's database and the model client.
     tidy: TidyService = field(init=False)
+    importer: ImportService = field(init=False)
 
     def __post_init__(self) -> None:
         self.drafts = Drafts(self.settings.stream_replies)
@@ -69,6 +71,13 @@ class Services:
             self.settings.anthropic_model,
             self.memories,
             create_sessionmaker(self.engine),
+            self.settings.tidy_token_cap,
+        )
+        self.importer = ImportService(
+            self.anthropic,
+            self.settings.anthropic_model,
+            self.memories,
+            self.tidy.batches,
             self.settings.tidy_token_cap,
         )
 

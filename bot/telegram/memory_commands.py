@@ -7,6 +7,8 @@ from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
+from bot.telegram.import_commands import import_memories
+from bot.telegram.markdown_export import MARKDOWN_WORDS, export_markdown
 from bot.telegram.reading import place_of
 from bot.telegram.tidy_commands import tidy_memories
 from bot.telegram.views import View, clear_question, memory_page
@@ -114,6 +116,9 @@ async def clear_memories(update: Update, context: BotContext) -> None:
 
 async def export_memories(update: Update, context: BotContext) -> None:
     """Send every memory and all its versions as JSON: one file, or a few when it is large."""
+    if (fmt := _argument(context)) is not None:
+        await (export_markdown if fmt.lower() in MARKDOWN_WORDS else memory_usage)(update, context)
+        return
     export = await context.services.memory_control.export(owner_id(update))
     if export is None:
         await say(update, context, texts.EXPORT_EMPTY)
@@ -160,10 +165,11 @@ SUBCOMMANDS = {
     "unpin": (unpin_memory, None),
     "search": (search_memories, None),
     "clear": (clear_memories, 0),
-    "export": (export_memories, 0),
+    "export": (export_memories, 1),
     "off": (memory_off, 0),
     "on": (memory_on, 0),
     "tidy": (tidy_memories, 0),
+    "import": (import_memories, None),
 }
 
 

@@ -22,7 +22,8 @@ MEMORY_USAGE = (
     "/memory delete &lt;id&gt;, /memory restore &lt;id&gt;, /memory history &lt;id&gt;\n"
     "/memory pin &lt;id&gt;, /memory unpin &lt;id&gt;\n"
     "/memory search &lt;words&gt;\n"
-    "/memory clear, /memory export, /memory tidy, /memory off, /memory on\n"
+    "/memory clear, /memory export [markdown], /memory tidy, /memory import\n"
+    "/memory off, /memory on\n"
     "For example <code>/memory delete a1b2c3d4</code>; /help explains each."
 )
 SEARCH_USAGE = "What should I look for? For example <code>/memory search Alec boss</code>."

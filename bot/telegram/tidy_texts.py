@@ -82,10 +82,34 @@ def plan_text(proposal: Proposal, width: int) -> str:
 def applied(proposal: Proposal) -> str:
     """Confirm a plan was applied as one batch."""
     count = len(proposal.chosen)
+    if proposal.kind is BatchKind.IMPORT:
+        return f"Imported {count} memory(ies) as one batch. <b>Undo all</b> forgets them again."
     return (
         f"Applied {count} change(s) as one batch. <b>Undo all</b> puts every memory back; "
         "/memory history &lt;id&gt; shows each change."
     )
+
+
+IMPORT_HOW = (
+    "To bring what another assistant remembers about you, ask it:\n"
+    "<i>List everything you remember about me, one fact per line, with dates as written.</i>\n"
+    "Then send me its answer after the command: <code>/memory import</code> followed by the "
+    "text. Or send a file with the caption <code>/memory import</code>: my own export "
+    "(/memory export), or a Markdown or text list. I show what I'd save first."
+)
+IMPORT_TOO_LONG = "That is too long for one import; send it in parts."
+IMPORT_UNREADABLE = (
+    "I can import my own export (.json or .zip) or a Markdown or text file; this file is neither."
+)
+IMPORT_NOTHING = "I found nothing new to save in that."
+IMPORT_FAILED = "I couldn't reach the model to read that. Nothing changed; try again later."
+
+
+def left_out(items: list[tuple[str, str]]) -> str:
+    """List what an import will not save, and why."""
+    shown = [f"- '{escape(_short(content, 80))}': {escape(why)}" for content, why in items[:15]]
+    more = f"\n…and {len(items) - 15} more" if len(items) > 15 else ""
+    return "Left out of the import:\n" + "\n".join(shown) + more
 
 
 def reverted(result: Reverted, redo: bool) -> str:
@@ -102,3 +126,11 @@ def reverted(result: Reverted, redo: bool) -> str:
 def _left(item: MemoryItem) -> str:
     """Render a memory an Undo all left alone."""
     return f"<code>[{item.id}]</code> {escape(_short(item.content, 80))}"
+
+
+MARKDOWN_EMPTY = "I don't remember anything yet, so there is nothing to export."
+
+
+def markdown_caption(count: int) -> str:
+    """Describe the Markdown export (plain text caption)."""
+    return f"{count} memories as Markdown, to read or to give another assistant."
