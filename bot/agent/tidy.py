@@ -16,7 +16,7 @@ from memory.batches import BatchStore
 from memory.items import MemoryItem
 from memory.store import MemoryStore
 from memory.tidy_dupes import duplicate_lines
-from memory.tidy_plan import PlanLine, PlanRejected, TidyPlan, validate_plan
+from memory.tidy_plan import PlanLine, PlanRejected, TidyPlan, max_changes, validate_plan
 
 logger = logging.getLogger(__name__)
 
@@ -103,12 +103,15 @@ class TidyService:
 
         Raises PlanRejected (with the tokens spent) when any line breaks a rule.
         """
-        lines = duplicate_lines(items)
+        room = max_changes(len(items))
+        # More duplicates than one plan may hold: the rest wait for the next pass.
+        lines = duplicate_lines(items)[:room]
         merged = {memory_id for line in lines for memory_id in line.merged_ids}
         rest = [item for item in items if item.id not in merged]
         tokens = 0
-        if sum(not item.pinned for item in rest) >= 2:
-            request, covered = plan_request(self._model, rest, today, self.token_cap, len(items))
+        if len(lines) < room and sum(not item.pinned for item in rest) >= 2:
+            room -= len(lines)
+            request, covered = plan_request(self._model, rest, today, self.token_cap, room)
             asked = await ask_for_plan(self._client, request, covered)
             logger.info("tidy pass: %d memories, %d tokens", covered, asked.tokens)
             lines, tokens = lines + asked.plan.changes, asked.tokens

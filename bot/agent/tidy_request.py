@@ -10,7 +10,7 @@ from anthropic import AsyncAnthropic
 from pydantic import ValidationError
 
 from memory.items import MemoryItem
-from memory.tidy_plan import PlanRejected, TidyPlan, max_changes
+from memory.tidy_plan import PlanRejected, TidyPlan
 from memory.tokens import count_tokens
 
 PLAN_TOOL = "propose_tidy_plan"
@@ -90,11 +90,12 @@ def fitting(lines: list[str], budget: int) -> list[str]:
 
 
 def plan_request(
-    model: str, items: Sequence[MemoryItem], today: date, cap: int, total: int
+    model: str, items: Sequence[MemoryItem], today: date, cap: int, room: int
 ) -> tuple[dict[str, Any], int]:
-    """Return the messages.create arguments for a pass within cap tokens, and how many it covers."""
+    """Return the messages.create arguments for a pass of at most room changes within cap
+    tokens, and how many memories it covers."""
     output = min(MAX_OUTPUT_TOKENS, cap // 4)
-    system = TIDY_INSTRUCTIONS.format(limit=max_changes(total))
+    system = TIDY_INSTRUCTIONS.format(limit=room)
     tool = plan_tool()
     fixed = count_tokens(system) + count_tokens(json.dumps(tool)) + 50
     lines = fitting(memory_lines(items), int((cap - output) * ESTIMATE_MARGIN) - fixed)

@@ -31,6 +31,7 @@ from tests.perf import (
     bench_reminders,
     bench_sql,
     bench_streaming,
+    bench_tidy,
     bench_voice,
 )
 from tests.perf.botrun import postgres_available
@@ -52,6 +53,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "streaming": bench_streaming.run,
     "reminders": bench_reminders.run,
     "voice": bench_voice.run,
+    "tidy": bench_tidy.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}
