@@ -25,6 +25,7 @@ from bot.agent.account import check_account
 from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
+from bot.agent.consent import Consent, consent_on
 from bot.agent.erasure import DataEraser
 from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
@@ -141,11 +142,12 @@ def agent_config(settings: Settings) -> AgentConfig:
 
 def memory_services(
     settings: Settings, sessionmaker: async_sessionmaker[AsyncSession]
-) -> tuple[MemoryStore, MemorySwitch, UndoLog]:
-    """Build the memory store, its switch and undo log, both keeping to MEMORY_MAX_ITEMS."""
+) -> tuple[MemoryStore, MemorySwitch, UndoLog, Consent]:
+    """Build the memory store, its switch and undo log, and the answers to memory questions."""
     limit = settings.memory_max_items
     memories = MemoryStore(sessionmaker, settings.memory_token_budget, limit)
-    return memories, MemorySwitch(sessionmaker), UndoLog(sessionmaker, limit)
+    consent = consent_on(sessionmaker, memories, settings.max_memory_proposals)
+    return memories, MemorySwitch(sessionmaker), UndoLog(sessionmaker, limit), consent
 
 
 def build_services(
@@ -156,14 +158,10 @@ def build_services(
     http_client: DefaultAsyncHttpxClient | None = None,
     reminder_clock: ReminderClock | None = None,
 ) -> Services:
-    """Build the engine, the stores, the model client and the services on top.
-
-    The evaluation (evals/) passes a fixed clock, and an HTTP client that records what is sent.
-    """
+    """Build the engine, stores, model client and services (evals/ pass a clock, an HTTP client)."""
     sessionmaker = create_sessionmaker(engine := create_engine(settings.database_url))
-    budget = settings.memory_token_budget
-    memories, switch, undo_log = memory_services(settings, sessionmaker)
-    idle = timedelta(minutes=settings.conversation_idle_minutes)
+    memories, switch, undo_log, consent = memory_services(settings, sessionmaker)
+    idle, budget = timedelta(minutes=settings.conversation_idle_minutes), memories.block_budget
     conversations = ConversationStore(sessionmaker, idle, clock, block_budget=budget)
     anthropic = model_client(settings, http_client)
     compactor = Compactor(
@@ -174,7 +172,9 @@ def build_services(
         ReminderStore(sessionmaker), settings.reminders_max_active, reminder_clock
     )
     config, deadline = agent_config(settings), settings.turn_deadline_seconds
-    agent = Agent(anthropic, config, conversations, memories, switch, past, files, reminders)
+    agent = Agent(
+        anthropic, config, conversations, memories, switch, past, files, reminders, consent
+    )
     control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)
     return Services(
         settings=settings,
@@ -187,6 +187,7 @@ def build_services(
         reminders=reminders,
         leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
         eraser=DataEraser(sessionmaker, files.cache),
+        consent=consent,
     )
 
 

@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory.budget import DEFAULT_MEMORY_LIMIT, DEFAULT_TOKEN_BUDGET
 from memory.db import DatabaseUrlError, normalize_database_url
+from memory.proposals import DEFAULT_MAX_PROPOSALS
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/bot.db"
 # The newest Sonnet the installed anthropic SDK lists and does not mark deprecated.
@@ -69,6 +70,8 @@ class Settings(BaseSettings):
     # The memory block's room in the system prompt; what does not fit is archived, not lost.
     memory_token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=300, le=50_000)
     memory_max_items: int = Field(default=DEFAULT_MEMORY_LIMIT, ge=1, le=1_000_000)
+    # Memory questions with buttons (propose_memory) the model may ask in one conversation.
+    max_memory_proposals: int = Field(default=DEFAULT_MAX_PROPOSALS, ge=0, le=50)
     # Unset keeps every conversation; otherwise conversations quiet this long are deleted.
     conversation_retention_days: int | None = Field(default=None, ge=1, le=36_500)
     # Files users send are fetched again from Telegram when needed; this cache spares that.

@@ -47,9 +47,17 @@ POLICIES = (
     ),
     Policy(
         "asking",
-        r"\bsaid in passing\b[^#]*\bdon't save it yet\. Answer, then ask\b[^#]*"
-        r"\bOnly a clear yes counts\b",
-        (("add_to_memory", r"\bat once when asked to remember something, or after a clear yes "),),
+        r"\bsaid in passing\b[^#]*\bdon't save it yet\. Answer, then ask with propose_memory\b"
+        r"[^#]*\bonly at a natural pause, never mid-task and never in two replies in a row\b"
+        r"[^#]*\bOnly a tap of Remember or a clear yes counts\b",
+        (
+            ("add_to_memory", r"\bat once when asked to remember something, or after a clear yes "),
+            (
+                "propose_memory",
+                r"\bAsk only at a natural pause, never in two replies in a row, at most one "
+                r"question per reply\b",
+            ),
+        ),
     ),
     Policy(
         "one fact never replaces another",

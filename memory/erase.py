@@ -8,6 +8,7 @@ from memory.models import (
     MemoryBatch,
     MemoryBatchChange,
     MemoryChangeRecord,
+    MemoryProposalRecord,
     MemoryVersion,
     OwnerSettings,
     StoredMemoryBlock,
@@ -23,7 +24,7 @@ async def count_memories(session: AsyncSession, owner_id: int) -> int:
 
 
 async def erase_memories(session: AsyncSession, owner_id: int) -> int:
-    """Delete an owner's memories, versions, undo log, batches, index rows, block and switch.
+    """Delete an owner's memories, versions, undo log, batches, index, block, switch, proposals.
 
     Runs in the caller's transaction, so it is all or nothing with what else the caller
     deletes; returns how many memories (deleted ones too) are gone.
@@ -49,4 +50,7 @@ async def erase_memories(session: AsyncSession, owner_id: int) -> int:
     await session.execute(delete(Memory).where(Memory.owner_id == owner_id))
     await session.execute(delete(StoredMemoryBlock).where(StoredMemoryBlock.owner_id == owner_id))
     await session.execute(delete(OwnerSettings).where(OwnerSettings.owner_id == owner_id))
+    await session.execute(
+        delete(MemoryProposalRecord).where(MemoryProposalRecord.owner_id == owner_id)
+    )
     return len(ids)

@@ -16,6 +16,16 @@ class ChangeKind(StrEnum):
     FORGOTTEN = "forgotten"
 
 
+class ProposalStatus(StrEnum):
+    """Where a memory the model proposed stands: waiting for the user, or answered."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    # It can no longer be saved as proposed (a memory with its subject came first).
+    EXPIRED = "expired"
+
+
 class UndoRefusal(StrEnum):
     """Why a change cannot be undone without losing something newer."""
 

@@ -21,7 +21,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from memory.categories import Category
-from memory.items import ChangeKind
+from memory.items import ChangeKind, ProposalStatus
 
 # The full-text indexes live outside this metadata (FTS5 tables on SQLite, a generated
 # tsvector on Postgres): migration 0006 creates them, memory/search_index.py uses them.
@@ -234,3 +234,34 @@ class MemoryBatchChange(Base):
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_agent_memory_batch_changes_batch", "batch_id", "memory_id"),)
+
+
+PROPOSAL_STATUS_VALUES = ", ".join(f"'{status.value}'" for status in ProposalStatus)
+
+
+class MemoryProposalRecord(Base):
+    """A memory the model proposed (propose_memory) and the user's answer to it, if any."""
+
+    __tablename__ = "memory_proposals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # The conversation it was proposed in (no foreign key: memory/ knows no conversations).
+    conversation_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # The user's message whose reply proposed it: one proposal per reply.
+    turn_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # The proposed input, as add_to_memory takes it.
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    category: Mapped[str] = mapped_column(String(16), nullable=False)
+    subject: Mapped[str] = mapped_column(String(200), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # The memory a Remember saved (or a save in words settled it with).
+    memory_id: Mapped[str | None] = mapped_column(String(8), nullable=True)
+
+    __table_args__ = (
+        CheckConstraint(f"status IN ({PROPOSAL_STATUS_VALUES})", name="status"),
+        CheckConstraint(f"category IN ({CATEGORY_VALUES})", name="category"),
+        Index("ix_memory_proposals_owner_conversation", "owner_id", "conversation_id"),
+    )

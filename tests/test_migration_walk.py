@@ -191,6 +191,18 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "reason": "The launch was in May"},
         ],
     },
+    "0015": {
+        "memory_proposals": [
+            {"id": 1, "owner_id": -1001, "conversation_id": 3, "turn_id": 8,
+             "content": "Ann's boss is Alec", "category": "person", "subject": "Alec",
+             "status": "declined", "created_at": AT, "answered_at": LATER, "memory_id": None},
+        ],
+        "pending_notes": [
+            {"id": 1, "conversation_id": 3, "owner_id": -1001,
+             "text": "[The user tapped No on your memory question.]", "created_at": LATER,
+             "turn_id": None},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -313,6 +325,7 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
         later_tables = {
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
             "agent_memory_batches", "agent_memory_batch_changes",
+            "memory_proposals", "pending_notes",
         }  # fmt: skip
         assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)

@@ -1,9 +1,9 @@
 """Delete everything the bot keeps for an owner, in one transaction: /delete_my_data.
 
 Memories (with every version, the undo log, the search index, the rendered block and the
-memory switch), conversations with their turns (and so their search index rows), reminders
-with their fires, the time zone, and the cached bytes of the files and voice notes in those
-conversations.
+memory switch, the model's memory questions), conversations with their turns (and so their
+search index rows) and the notes waiting for the model there, reminders with their fires,
+the time zone, and the cached bytes of the files and voice notes in those conversations.
 The chat's turn lease stays: it names only the chat and the process answering it, the
 deletion runs holding it (bot/telegram/delete_data.py), and the lease keeper, which counts
 on its row, lets it go at its next tick. A table added later that is keyed by an owner or a
@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.file_cache import FileCache
 from bot.conversations.blocks import Content
-from bot.conversations.models import Conversation, Turn
+from bot.conversations.models import Conversation, PendingNote, Turn
 from bot.reminders.models import OwnerZone, Reminder, ReminderFire
 from memory.erase import count_memories, erase_memories
 
@@ -81,6 +81,8 @@ async def _erase_conversations(session: AsyncSession, owner_id: int) -> set[str]
     await session.execute(
         delete(Turn).where(Turn.conversation_id.in_(mine) | (Turn.owner_id == owner_id))
     )
+    # They would go with their conversations (a cascade); by owner, nothing is left to chance.
+    await session.execute(delete(PendingNote).where(PendingNote.owner_id == owner_id))
     await session.execute(delete(Conversation).where(Conversation.owner_id == owner_id))
     return hashes
 

@@ -7,7 +7,8 @@ same words the tools use. Which sentence carries which rule of the memory judgem
 2 the block as a snapshot: "It was made when this conversation began..." (the summary's
   list of memory changes is built in code, bot/agent/ledger.py);
 3 subjects: "Always give a subject...";
-4 asking: "A lasting fact said in passing..." to "...don't ask again";
+4 asking: "A lasting fact said in passing..." to "...(Remember, No, Undo)" (propose_memory,
+  and the bounds memory/proposals.py keeps in code);
 5 groups: "In a group name the person..." and the paragraph "In a group...";
 6 language and dates: "in the language the user writes in..." and "absolute dates...";
 7 capabilities: CAN_DO and CANNOT_DO (the one place a new capability goes), "/memory clear",
@@ -87,10 +88,13 @@ search_conversations for "what did we say about...". Update or forget a memory f
 search by its id, like any other.
 - "Remember that...", "from now on...": save at once, then confirm briefly.
 - A lasting fact said in passing that will likely matter weeks from now (a person and their \
-role, a preference, a job, an ongoing project): don't save it yet. Answer, then ask in one \
-short question whether to remember it. At most one memory question per reply, covering \
-every fact of that message. Only a clear yes counts; a no, or a question left unanswered, \
-means no: save nothing and don't ask again.
+role, a preference, a job, an ongoing project): don't save it yet. Answer, then ask with \
+propose_memory, which shows it with Remember and No buttons (never ask in words too); ask \
+only at a natural pause, never mid-task and never in two replies in a row. At most one \
+memory question per reply, covering every fact of that message. Only a tap of Remember or a \
+clear yes counts (a yes: add_to_memory); a no, or a question left unanswered, means no: \
+save nothing and don't ask again. A line "[Since your last reply the user tapped ...]" \
+after a message tells what the user did with a button (Remember, No, Undo).
 - A fact changed or was wrong: update_memory on its id without asking, and say so in one \
 sentence. One memory per fact: never save one twice. Another fact about a subject you \
 already have is a new fact (ask as for any): update that memory with both, never losing \

@@ -10,12 +10,13 @@ from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
 from bot.agent.attachments import Files
+from bot.agent.consent import Consent
 from bot.agent.ledger import join_summary
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
 from bot.agent.request import build_request
 from bot.agent.response import closing_note, reply_text, stored_content
 from bot.agent.stream import Progress, StreamBroken, stream_message
-from bot.agent.tool_calls import ToolCalls
+from bot.agent.tool_calls import ToolCalls, TurnChange
 from bot.agent.unanswered import (
     left_out_note_for_model,
     newest_files_within,
@@ -32,14 +33,11 @@ from bot.agent.unreadable import (
     unanswered_with_files,
     without_file,
 )
-from bot.agent.user_turn import speaker_of
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
-from memory.budget import MemoryFull
-from memory.items import MemoryChange
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tools import (
@@ -75,7 +73,7 @@ class Answer:
     """
 
     text: str
-    changes: list[MemoryChange | MemoryFull] = field(default_factory=list)
+    changes: list[TurnChange] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)
 
 
@@ -84,7 +82,7 @@ class TurnFailed(Exception):
 
     The cause is the call's error, or a TimeoutError; the changes get notices with Undo."""
 
-    def __init__(self, changes: list[MemoryChange | MemoryFull]):
+    def __init__(self, changes: list[TurnChange]):
         super().__init__("a model call failed partway through the turn")
         self.changes = changes
 
@@ -124,11 +122,14 @@ class Agent:
         past: PastConversations,
         files: Files,
         reminders: ReminderTools | None = None,
+        consent: Consent | None = None,
     ):
         self._client = client
+        proposals = consent.proposals if consent else None
         self._tool_calls = ToolCalls(
-            store, switch, past, config.memory_limit, config.zone, reminders
+            store, switch, past, config.memory_limit, config.zone, reminders, proposals
         )
+        self._consent = consent
         # Reminders work with memory off too, so their tools come after the memory tools.
         self._reminder_tools = reminders.definitions() if reminders else []
         self._files = files
@@ -144,6 +145,9 @@ class Agent:
         With progress, the model's answers are streamed and reported to it as they come.
         Raises TurnFailed, with the changes so far, if a call fails or runs past the deadline.
         """
+        if self._consent is not None:
+            # What the user did by button since the last reply goes into their message's turn.
+            snapshot = await self._consent.notes.deliver(snapshot)
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
@@ -200,11 +204,9 @@ class Agent:
 
     async def _answer_tools(self, state: "_TurnState", message: Message) -> None:
         """Run the message's tool calls and store their results as the next user turn."""
-        # In a group, the member whose message this answers: the tools know whose facts are whose.
-        speaker = speaker_of(state.turns)
         conversation = state.conversation
         results, writes = await self._tool_calls.run(
-            conversation, message, speaker, state.answer.changes
+            conversation, message, state.turns, state.answer.changes
         )
         turn = await self._conversations.append(conversation, "user", results, writes)
         state.turns.append(turn)

@@ -7,17 +7,22 @@ from datetime import tzinfo
 from anthropic.types import Message, ToolResultBlockParam
 
 from bot.agent.ledger import memory_write
+from bot.agent.user_turn import message_turn
 from bot.conversations.blocks import Content
-from bot.conversations.snapshot import ConversationState, MemoryWrite
+from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn
 from bot.reminders.records import Place
 from bot.reminders.tools import ReminderTools
 from memory.budget import MemoryFull
 from memory.items import MemoryChange
+from memory.proposals import Proposal, ProposalStore
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tools import MEMORY_TOOLS, PastConversations, ToolContext, ToolOutcome, run_tool
 
 logger = logging.getLogger(__name__)
+
+# What a turn's tool calls changed, refused or proposed: each gets a notice or a question.
+TurnChange = MemoryChange | MemoryFull | Proposal
 
 
 @dataclass
@@ -30,19 +35,23 @@ class ToolCalls:
     memory_limit: int
     zone: tzinfo
     reminders: ReminderTools | None = None
+    proposals: ProposalStore | None = None
 
     async def run(
         self,
         conversation: ConversationState,
         message: Message,
-        speaker: str | None,
-        changes: list[MemoryChange | MemoryFull],
+        turns: list[StoredTurn],
+        changes: list[TurnChange],
     ) -> tuple[Content, list[MemoryWrite]]:
         """Run a message's tool calls; return their results and writes, collecting changes."""
+        # The user's message answered: in a group its member's (whose facts are whose).
+        asked = message_turn(turns)
         ctx = ToolContext(
             self.store, self.switch, conversation.owner_id, conversation.id,
-            memory_limit=self.memory_limit, zone=self.zone,
-            conversations=self.past, speaker=speaker,
+            memory_limit=self.memory_limit, zone=self.zone, conversations=self.past,
+            speaker=asked.said_by.speaker if asked and asked.said_by else None,
+            proposals=self.proposals, turn_id=asked.id if asked else None,
         )  # fmt: skip
         results: Content = []
         writes: list[MemoryWrite] = []
@@ -51,7 +60,7 @@ class ToolCalls:
                 continue
             outcome = await self._run_one(ctx, conversation, block.name, block.input)
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
-            if (change := outcome.change or outcome.refusal) is not None:
+            if (change := outcome.change or outcome.refusal or outcome.proposal) is not None:
                 changes.append(change)
             if outcome.change is not None:
                 writes.append(memory_write(block.id, outcome.change))

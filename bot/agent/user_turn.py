@@ -145,8 +145,8 @@ def user_turn_content(
     return [*refs, text_block("\n".join(lines))]
 
 
-def speaker_of(turns: list[StoredTurn]) -> str | None:
-    """Return the group member whose message the newest user's message is; None if private."""
+def message_turn(turns: list[StoredTurn]) -> StoredTurn | None:
+    """Return the stored turn of the newest user's message (not tool results, not a note)."""
     for turn in reversed(turns):
         # Skip tool results and unstored notes: they are the bot's, not a member's, words.
         if (
@@ -154,5 +154,11 @@ def speaker_of(turns: list[StoredTurn]) -> str | None:
             and turn.id
             and all(b["type"] != "tool_result" for b in turn.content)
         ):
-            return turn.said_by.speaker if turn.said_by else None
+            return turn
     return None
+
+
+def speaker_of(turns: list[StoredTurn]) -> str | None:
+    """Return the group member whose message the newest user's message is; None if private."""
+    turn = message_turn(turns)
+    return turn.said_by.speaker if turn is not None and turn.said_by else None

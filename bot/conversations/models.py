@@ -88,3 +88,25 @@ class TurnLease(Base):
     # Which copy of the database the row was written in: a restore from a backup changes it,
     # and a turn from before a restore may have been answered after the backup was taken.
     incarnation: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class PendingNote(Base):
+    """A line for the model that waits for the user's next message in its conversation.
+
+    It travels once, in that message's turn (never in the cached system prompt): what the
+    user answered to a memory question by button, or an Undo of one of the model's changes.
+    """
+
+    __tablename__ = "pending_notes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[int] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), nullable=False
+    )
+    owner_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    # The user's turn it went into; NULL while it waits.
+    turn_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    __table_args__ = (Index("ix_pending_notes_conversation", "conversation_id", "turn_id"),)

@@ -8,7 +8,7 @@ from memory.ids import ID_REGEX
 # Telegram refuses callback data over 64 bytes.
 MAX_CALLBACK_BYTES = 64
 # Every callback data we write starts with one of these; others are not ours.
-CALLBACK_PATTERN = r"^(m|u):"
+CALLBACK_PATTERN = r"^(m|u|p):"
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,22 @@ class Undo:
     change_id: int
 
 
-Action = ShowPage | DeleteFromPage | PinFromPage | AnswerClear | Undo
+@dataclass(frozen=True)
+class AnswerProposal:
+    """Remember a memory the model proposed, or decline it."""
+
+    proposal_id: int
+    remember: bool
+
+
+Action = ShowPage | DeleteFromPage | PinFromPage | AnswerClear | Undo | AnswerProposal
 
 _SHOW_PAGE = re.compile(r"m:p:([1-9][0-9]{0,5})")
 _DELETE = re.compile(rf"m:d:({ID_REGEX}):([1-9][0-9]{{0,5}})")
 _PIN = re.compile(rf"m:([+-]):({ID_REGEX}):([1-9][0-9]{{0,5}})")
 _CLEAR = re.compile(r"m:c:([yn])")
 _UNDO = re.compile(r"u:([1-9][0-9]{0,17})")
+_PROPOSAL = re.compile(r"p:([1-9][0-9]{0,17}):([yn])")
 
 
 def encode(action: Action) -> str:
@@ -71,6 +80,8 @@ def encode(action: Action) -> str:
             data = f"m:c:{'y' if confirmed else 'n'}"
         case Undo(change_id):
             data = f"u:{change_id}"
+        case AnswerProposal(proposal_id, remember):
+            data = f"p:{proposal_id}:{'y' if remember else 'n'}"
     if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
         raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
     return data
@@ -89,4 +100,6 @@ def parse_callback(data: str | None) -> Action | None:
         return AnswerClear(match[1] == "y")
     if match := _UNDO.fullmatch(data):
         return Undo(int(match[1]))
+    if match := _PROPOSAL.fullmatch(data):
+        return AnswerProposal(int(match[1]), match[2] == "y")
     return None

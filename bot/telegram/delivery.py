@@ -13,8 +13,10 @@ from telegram.error import BadRequest, ChatMigrated
 from bot.agent.account import account_problem, describe
 from bot.agent.loop import Answer, TurnFailed
 from bot.agent.stream import Progress, StreamBroken
+from bot.agent.tool_calls import TurnChange
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
+from bot.telegram.consent_views import question
 from bot.telegram.context import BotApplication
 from bot.telegram.cooldown import Cooldown
 from bot.telegram.drafts import Drafts
@@ -23,8 +25,7 @@ from bot.telegram.format import html_to_plain, render_reply, split_html, split_p
 from bot.telegram.processing import lanes
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
-from memory.budget import MemoryFull
-from memory.items import MemoryChange
+from memory.proposals import Proposal
 
 logger = logging.getLogger(__name__)
 
@@ -138,11 +139,14 @@ async def deliver_answer(
     await send_notices(bot, place, result.changes)
 
 
-async def send_notices(
-    bot: Bot, place: ChatThread, changes: list[MemoryChange | MemoryFull]
-) -> None:
-    """Send a notice for each memory change, with its Undo, and for each write refused."""
-    for view in change_notices(changes):
+async def send_notices(bot: Bot, place: ChatThread, changes: list[TurnChange]) -> None:
+    """Send a notice for each memory change, with its Undo, and for each write refused.
+
+    Then the model's memory question, if it proposed one, with its Remember and No buttons.
+    """
+    notices = change_notices([c for c in changes if not isinstance(c, Proposal)])
+    questions = [question(c) for c in changes if isinstance(c, Proposal)]
+    for view in [*notices, *questions]:
         await send_view(bot, place, view)
 
 

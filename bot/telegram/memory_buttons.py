@@ -9,12 +9,14 @@ from telegram.error import BadRequest
 from bot.telegram import memory_texts as texts
 from bot.telegram.callbacks import (
     AnswerClear,
+    AnswerProposal,
     DeleteFromPage,
     PinFromPage,
     ShowPage,
     Undo,
     parse_callback,
 )
+from bot.telegram.consent_buttons import proposal_button
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import markup, send_view
 from bot.telegram.handlers import say
@@ -112,6 +114,8 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
     else:
         await query.answer(texts.UNDONE_ALERT)
         await say(update, context, texts.undone(result))
+        # The model learns of it with the user's next message.
+        await context.services.consent.undone(place_of(update), owner_id(update), result)
     await _drop_pressed_button(update, context)
 
 
@@ -133,6 +137,8 @@ async def on_button(update: Update, context: BotContext) -> None:
             await clear_answer(update, context, action)
         case Undo():
             await undo_button(update, context, action)
+        case AnswerProposal():
+            await proposal_button(update, context, action)
 
 
 async def _drop_pressed_button(update: Update, context: BotContext) -> None:

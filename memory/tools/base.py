@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from memory.budget import DEFAULT_MEMORY_LIMIT, MemoryFull
 from memory.items import MemoryChange
+from memory.proposals import Proposal, ProposalStore
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 
@@ -53,6 +54,8 @@ class ToolOutcome:
     is_error: bool = False
     change: MemoryChange | None = None
     refusal: MemoryFull | None = None
+    # A memory proposed to the user (propose_memory): the bot asks with buttons.
+    proposal: Proposal | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class ToolContext:
     conversations: PastConversations | None = None
     # The group member whose message is answered; None in a private chat.
     speaker: str | None = None
+    # Where propose_memory keeps proposals (None: it cannot propose), and the stored turn of
+    # the user's message being answered: one proposal per reply.
+    proposals: ProposalStore | None = None
+    turn_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,15 @@
 
 from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
+from memory.proposals import AskingBound
 from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
 from memory.tools.base import Tool, ToolContext, ToolOutcome
+from memory.tools.proposal_texts import not_proposed, proposed
 from memory.tools.subjects import lacks_person, someone_elses
 from memory.tools.texts import (
     ADD_DESCRIPTION,
     FORGET_DESCRIPTION,
+    PROPOSE_DESCRIPTION,
     SEARCH_CONVERSATIONS_DESCRIPTION,
     SEARCH_MEMORY_DESCRIPTION,
     UPDATE_DESCRIPTION,
@@ -25,8 +28,8 @@ from memory.tools.texts import (
 SEARCH_RESULTS = 10
 
 
-async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
-    """Save a new memory unless one with the same subject exists or the cap is reached."""
+async def _not_addable(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome | None:
+    """Return why a new memory cannot be saved as given, or None when it can."""
     if lacks_person(args.category, args.subject, ctx.speaker):
         return ToolOutcome(needs_person(args.subject, str(ctx.speaker)), is_error=True)
     existing = await ctx.store.find_subject(ctx.owner_id, args.subject)
@@ -36,9 +39,35 @@ async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
     if count >= ctx.memory_limit:
         refusal = MemoryFull(args.content, count, ctx.memory_limit)
         return ToolOutcome(memory_full(refusal), is_error=True, refusal=refusal)
+    return None
+
+
+async def add_to_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
+    """Save a new memory unless one with the same subject exists or the cap is reached."""
+    if (refused := await _not_addable(ctx, args)) is not None:
+        return refused
     edit = AddMemory(args.content, args.category, args.subject)
     change = await ctx.store.apply_undoable(ctx.owner_id, edit, ctx.conversation_id)
+    if ctx.proposals is not None and ctx.conversation_id is not None:
+        # A yes in words answers the question the buttons asked.
+        await ctx.proposals.saved_in_words(
+            ctx.owner_id, ctx.conversation_id, args.subject, change.item.id
+        )
     return ToolOutcome(saved(change), change=change)
+
+
+async def propose_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome:
+    """Propose a new memory for the user to accept with a button, within the bounds on asking."""
+    if ctx.proposals is None or ctx.conversation_id is None:
+        return ToolOutcome("propose_memory is not available here.", is_error=True)
+    if (refused := await _not_addable(ctx, args)) is not None:
+        # Nothing was asked, so the user gets no "memory full" notice for it.
+        return ToolOutcome(refused.content, is_error=refused.is_error)
+    memory = (args.content, args.category, args.subject)
+    proposal = await ctx.proposals.propose(ctx.owner_id, ctx.conversation_id, ctx.turn_id, memory)
+    if isinstance(proposal, AskingBound):
+        return ToolOutcome(not_proposed(proposal, ctx.proposals.limit), is_error=True)
+    return ToolOutcome(proposed(proposal), proposal=proposal)
 
 
 async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
@@ -86,4 +115,6 @@ MEMORY_TOOLS: tuple[Tool, ...] = (
     Tool(
         "search_conversations", SEARCH_CONVERSATIONS_DESCRIPTION, SearchArgs, search_conversations
     ),
+    # Last, so the definitions before it (and their cached prefix) stay as they were.
+    Tool("propose_memory", PROPOSE_DESCRIPTION, AddToMemoryArgs, propose_memory),
 )

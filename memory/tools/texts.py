@@ -10,13 +10,21 @@ from memory.items import MemoryChange, MemoryItem
 # The same policy as the system prompt (bot/agent/instructions.py), in the same words: a
 # model reads a tool's description when it decides to call it, so the two must not disagree.
 ADD_DESCRIPTION = (
-    "Save a new long-term memory: at once when asked to remember something, or after a clear "
-    "yes to your question. Never for secrets, even when asked: passwords, PINs, API keys, "
-    "one-time codes, full card, bank or ID numbers (where one is kept is fine). Health, "
-    "money, religion, politics: only when the user asks you to remember it. Always give a "
-    "subject (in a group, 'Ann: diet' for Ann's); if a memory has it, shown or archived, "
-    "nothing is saved and you are told how to add to it without losing it. Returns the new "
-    "id (the block shows it only from the next conversation)."
+    "Save a new long-term memory: at once when asked to remember something, or after a "
+    "clear yes to your question (propose_memory). Never for secrets, even when asked: "
+    "passwords, PINs, API keys, one-time codes, full card, bank or ID numbers (where one is"
+    " kept is fine). Health, money, religion, politics: only when the user asks you to "
+    "remember it. Always give a subject (in a group, 'Ann: diet' for Ann's); if a memory "
+    "has it, shown or archived, nothing is saved and you are told how to add to it without "
+    "losing it. Returns the new id (the block shows it only from the next conversation)."
+)
+PROPOSE_DESCRIPTION = (
+    "Ask whether to remember a lasting fact said in passing: the bot shows it under your "
+    "reply with Remember and No buttons and saves it only on a tap of Remember or a clear "
+    "yes. Use this to ask, never a question in words. The same arguments and rules as "
+    "add_to_memory: never secrets; health, money, religion, politics: never offer. Ask only "
+    "at a natural pause, never in two replies in a row, at most one question per reply; a "
+    "no or no answer means don't ask again. Returns whether it is shown."
 )
 UPDATE_DESCRIPTION = (
     "Replace a memory's content when a fact changed or was wrong; the id stays, a new version "

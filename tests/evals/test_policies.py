@@ -44,8 +44,8 @@ MUTATIONS = [
     ),
     pytest.param(
         instructed(
-            "don't save it yet. Answer, then ask in one short question whether to remember it.",
-            "save it at once without asking.",
+            "don't save it yet. Answer, then ask with propose_memory,",
+            "save it at once without asking,",
         ),
         TOOLS,
         ["asking: the instructions"],
@@ -62,6 +62,18 @@ MUTATIONS = [
         described("add_to_memory", "or after a clear yes to your question", "or unasked"),
         ["asking: add_to_memory"],
         id="a tool description that saves unasked",
+    ),
+    pytest.param(
+        instructed("never mid-task and never in two replies in a row", "whenever you like"),
+        TOOLS,
+        ["asking: the instructions"],
+        id="asking in every reply allowed in the instructions",
+    ),
+    pytest.param(
+        STATIC_INSTRUCTIONS,
+        described("propose_memory", "never in two replies in a row, ", ""),
+        ["asking: propose_memory"],
+        id="asking in every reply allowed by propose_memory",
     ),
     pytest.param(
         instructed("Health, money, religion, politics:", "Health, money:"),

@@ -16,8 +16,11 @@ def test_definitions_are_fixed_and_self_contained():
         "forget_memory",
         "search_memory",
         "search_conversations",
+        "propose_memory",
     ]
-    add, update, forget, search, past = (t["input_schema"] for t in tools)
+    add, update, forget, search, past, propose = (t["input_schema"] for t in tools)
+    # The same arguments: a proposal is an add the user answers.
+    assert propose == add
     assert search["required"] == past["required"] == ["query"]
     assert search["properties"]["query"]["maxLength"] == 300
     assert add["required"] == ["content", "category", "subject"]

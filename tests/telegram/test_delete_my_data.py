@@ -94,6 +94,12 @@ async def arrange(bot, chat_id: int, **sender) -> None:
         await bot.say(chat_id, command, **sender)
     bot.model.script(reply("Hi again."))
     await say("hi")
+    if not sender:  # a memory question declined: a proposal, and a note for the model
+        skiing = {"content": "Alice skis in winter", "category": "context", "subject": "skiing"}
+        bot.model.script(tool_use("propose_memory", skiing), reply("Fun."))
+        await say("I ski every winter")
+        question = last_to(bot, chat_id)
+        await press(bot, question, button(question, "No"))
 
 
 def cached_files(bot) -> set[str]:
@@ -113,7 +119,8 @@ async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data
     assert all(before[name] for name in ("agent_memories", "agent_memory_versions",
                "agent_memory_changes", "conversations", "conversation_turns", "reminders",
                "owner_zones", "agent_memory_blocks", "owner_settings", "agent_memory_batches",
-               "agent_memory_batch_changes")), before  # fmt: skip
+               "agent_memory_batch_changes", "memory_proposals",
+               "pending_notes")), before  # fmt: skip
     friend = await kept_for(engine, FRIEND)
     files = cached_files(bot)
     assert files, "the photo should be cached"
