@@ -77,6 +77,17 @@ class Reverted:
     left_alone: list[MemoryItem] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BatchNote:
+    """What one batch did to one memory, for its history."""
+
+    batch_id: int
+    kind: BatchKind
+    version: int
+    archived: bool
+    reason: str | None
+
+
 def digest_of(items: Iterable[MemoryItem]) -> str:
     """Return a fingerprint of active memories: it changes whenever any of them does."""
     hashed = hashlib.sha256()

@@ -11,6 +11,7 @@ from memory.batch_revert import revert_batch
 from memory.batch_values import (
     BatchDecided,
     BatchKind,
+    BatchNote,
     BatchNotFound,
     BatchState,
     BatchTooBig,
@@ -20,7 +21,7 @@ from memory.batch_values import (
 )
 from memory.budget import DEFAULT_MEMORY_LIMIT
 from memory.db import affected
-from memory.models import Memory, MemoryBatch, utcnow
+from memory.models import Memory, MemoryBatch, MemoryBatchChange, utcnow
 from memory.queries import count_active, load_active_memories
 from memory.stored_block import memory_change
 
@@ -191,3 +192,20 @@ class BatchStore:
         query = select(Memory.owner_id).where(Memory.deleted_at.is_(None)).distinct()
         async with self._sessionmaker() as session:
             return sorted((await session.scalars(query)).all())
+
+    async def notes(self, owner_id: int, memory_id: str) -> list[BatchNote]:
+        """Return what every batch did to one of the owner's memories, oldest first."""
+        query = (
+            select(MemoryBatch.id, MemoryBatch.kind, MemoryBatchChange)
+            .join(MemoryBatchChange, MemoryBatchChange.batch_id == MemoryBatch.id)
+            .where(MemoryBatch.owner_id == owner_id, MemoryBatchChange.memory_id == memory_id)
+            .order_by(MemoryBatchChange.id)
+        )
+        async with self._sessionmaker() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            BatchNote(row.id, BatchKind(row.kind), change.after_version, change.after_deleted,
+                      change.reason)
+            for row in rows
+            if (change := row.MemoryBatchChange) is not None
+        ]  # fmt: skip

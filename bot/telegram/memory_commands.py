@@ -11,6 +11,7 @@ from bot.telegram.import_commands import import_memories
 from bot.telegram.markdown_export import MARKDOWN_WORDS, export_markdown
 from bot.telegram.reading import place_of
 from bot.telegram.tidy_commands import tidy_memories
+from bot.telegram.tidy_texts import batch_notes
 from bot.telegram.views import View, clear_question, memory_page
 from memory.items import MemoryAtLimit, MemoryNotDeleted, MemoryNotFound
 
@@ -92,7 +93,9 @@ async def memory_history(update: Update, context: BotContext) -> None:
         return
     found = await context.services.memory_control.history(owner_id(update), memory_id)
     zone = context.services.settings.zone
-    await say(update, context, texts.history(found.item, found.versions, zone))
+    # What tidy passes, imports and Undo all did to it, with their reasons.
+    notes = batch_notes(await context.services.tidy.batches.notes(owner_id(update), memory_id))
+    await say(update, context, texts.history(found.item, found.versions, zone) + notes)
 
 
 async def search_memories(update: Update, context: BotContext) -> None:

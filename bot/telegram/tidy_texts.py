@@ -4,7 +4,7 @@ from html import escape
 from typing import Any
 
 from bot.agent.tidy import PassOutcome, PassResult
-from memory.batch_values import BatchKind, Proposal, Reverted
+from memory.batch_values import BatchKind, BatchNote, Proposal, Reverted
 from memory.items import MemoryItem
 
 PLAN_HEAD = {
@@ -134,3 +134,19 @@ MARKDOWN_EMPTY = "I don't remember anything yet, so there is nothing to export."
 def markdown_caption(count: int) -> str:
     """Describe the Markdown export (plain text caption)."""
     return f"{count} memories as Markdown, to read or to give another assistant."
+
+
+BATCH_NAMES = {BatchKind.TIDY: "tidy pass", BatchKind.IMPORT: "import",
+               BatchKind.REVERT: "Undo all / Redo all"}  # fmt: skip
+
+
+def batch_notes(notes: list[BatchNote]) -> str:
+    """Say which versions of a memory tidy passes, imports and Undo all made, and why."""
+    if not notes:
+        return ""
+    lines = []
+    for note in notes:
+        what = "archived" if note.archived else f"v{note.version}"
+        why = f": {escape(note.reason)}" if note.reason else ""
+        lines.append(f"{what} by {BATCH_NAMES[note.kind]} {note.batch_id}{why}")
+    return "\n\n<b>Batches</b>\n" + "\n".join(lines)

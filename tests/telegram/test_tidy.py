@@ -51,6 +51,12 @@ async def test_a_plan_of_changes_is_applied_as_one_batch_and_undone_whole(harnes
         "The user moved from Oslo to Lisbon in October 2026",
     ]
 
+    [batch] = {batch for batch, _ in changes}
+    [explained] = await harness.say(OWNER, f"/memory history {seeded.lisbon.id}")
+    assert explained.endswith(f"Batches\nv2 by tidy pass {batch}: Lisbon is newer than Oslo")
+    [explained] = await harness.say(OWNER, f"/memory history {seeded.oslo.id}")
+    assert explained.endswith(f"archived by tidy pass {batch}: Lisbon is newer than Oslo")
+
     # Undo all: the active memories are back byte for byte; Redo all applies it again.
     await press(harness, applied, button(applied, "Undo all"))
     assert active(await harness.store.list_active(OWNER)) == before
