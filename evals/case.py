@@ -42,6 +42,9 @@ class Turn:
     sender: str | None = None
     new_conversation: bool = False  # the conversation before it ends first, as after /new
     forwarded_from: str | None = None  # the user forwards someone else's message
+    # "Remember" or "No": instead of writing, the user taps that button under the newest
+    # memory question (propose_memory); the bot answers it without a model call.
+    tap: str | None = None
     voice: bool = False  # the text is a voice note's transcript, marked as one
 
 

@@ -19,6 +19,7 @@ from evals.case import Case
 from evals.recorder import Recorder
 from evals.sandbox import seed_memories
 from evals.transcript import Transcript
+from memory.proposals import Proposal
 
 # A voice turn's note: never fetched, its transcript is the turn's text (case.Turn.voice).
 EVAL_VOICE = VoiceRef(VoiceKind.VOICE, "audio/ogg", "eval-voice-note", 3, transcribed=True)
@@ -27,10 +28,14 @@ EVAL_VOICE = VoiceRef(VoiceKind.VOICE, "audio/ogg", "eval-voice-note", 3, transc
 async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | None], str | None]:
     """Send the case's turns in order; return the replies, and the error that stopped them."""
     replies: list[str | None] = [None] * len(case.turns)
+    asked: list[Proposal] = []  # the memory questions shown so far, newest last
     for number, turn in enumerate(case.turns, 1):
         if turn.new_conversation:
             await services.conversations.end(ChatThread(case.owner_id))
         recorder.turn = number
+        if turn.tap is not None:
+            replies[number - 1] = await _tap(services, case, turn.tap, asked)
+            continue
         forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
         message = IncomingMessage(turn.text, sender_name=turn.sender, forwarded=forwarded)
         if turn.voice:
@@ -44,7 +49,18 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
             cause = error.__cause__ if isinstance(error, TurnFailed) else error
             return replies, f"turn {number}: {type(cause).__name__}: {cause}"
         replies[number - 1] = answer.text
+        asked += [change for change in answer.changes if isinstance(change, Proposal)]
     return replies, None
+
+
+async def _tap(services, case: Case, button: str, asked: list[Proposal]) -> str:
+    """Tap Remember or No under the newest memory question; return what came of it."""
+    if not asked:
+        return "[no memory question to tap]"
+    consent = services.consent
+    answer = consent.remember if button == "Remember" else consent.decline
+    tap = await answer(case.owner_id, asked[-1].id)
+    return f"[tapped {button}: {tap.result.value}]"
 
 
 class NoFiles:

@@ -1,6 +1,6 @@
 """Trust: asking that does not nag, no false claims, open questions kept, preferences followed."""
 
-from evals.case import Case, Seed, said
+from evals.case import Case, Seed, Turn, said
 from evals.cases.changes import TINY_HISTORY_BUDGET
 from evals.cases.long_talk import ESSAY
 from evals.cases.phrases import AP, CANNOT, SAVING
@@ -14,6 +14,7 @@ from evals.rules import (
     MemoryCount,
     NotCalled,
     NoWrites,
+    Questions,
     QuestionsOverall,
     Says,
 )
@@ -94,5 +95,34 @@ CASES = (
             NoWrites(note="changes no memory"),
         ),
         judged=(Judged("Is this reply written in German?", note="the reply is in German"),),
+    ),
+    Case(
+        name="consent_by_button",
+        about="A fact in passing is proposed with buttons; a tap of Remember saves it, no resave.",
+        requires_tools=("propose_memory",),
+        turns=(
+            Turn("By the way, my sister Maya moved to Lisbon last month."),
+            Turn("", tap="Remember"),
+            Turn("Any tips for visiting her there in May?"),
+        ),
+        rules=(
+            Called("propose_memory", turn=1, content="Lisbon", note="proposes it with buttons"),
+            HasMemory(r"Maya.*Lisbon|Lisbon.*Maya"),
+            MemoryCount(1),
+            NotCalled("add_to_memory", note="the tap saved it: the model saves nothing again"),
+            Questions(0, turn=3, about=SAVING, note="does not ask again after the tap"),
+        ),
+    ),
+    Case(
+        name="consent_by_words",
+        about="A memory question answered in words, not by a tap: the yes saves it.",
+        requires_tools=("propose_memory",),
+        turns=said("Oh, and my sister Maya just moved to Lisbon.", "Yes! Do remember that."),
+        rules=(
+            AsksQuestion(turn=1, about=SAVING, note="asks whether to remember Maya's move"),
+            Called("add_to_memory", turn=2, content="Lisbon"),
+            HasMemory(r"Maya.*Lisbon|Lisbon.*Maya"),
+            MemoryCount(1),
+        ),
     ),
 )

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass
 
 from evals.rules.base import search, short, turn_number, turn_words
+from evals.rules.calls import calls_in
 from evals.transcript import Transcript
 
 # A question: a run of text without a sentence end or line break, up to a question mark.
@@ -59,6 +60,16 @@ def questions(reply: str) -> list[str]:
     return [q.strip() for q in QUESTION.findall(reply)]
 
 
+def asked_in(transcript: Transcript, turn: int, reply: str) -> list[str]:
+    """Return the questions of a turn's reply, and its memory question with buttons, if any."""
+    shown = [
+        f"Remember this? {call.input.get('content', '')}"
+        for call in calls_in(transcript, turn, ("propose_memory",))
+        if not call.is_error
+    ]
+    return questions(reply) + shown
+
+
 def _about(about: str | None) -> str:
     """Name what a question must be about, in a label."""
     return f" about /{about}/" if about else ""
@@ -80,7 +91,11 @@ class AsksQuestion:
         reply = reply_of(transcript, self.turn)
         if reply is None:
             return "no reply"
-        asked = [q for q in questions(reply) if self.about is None or search(self.about, q)]
+        asked = [
+            q
+            for q in asked_in(transcript, self.turn, reply)
+            if self.about is None or search(self.about, q)
+        ]
         return None if asked else f"no such question: {short(reply)}"
 
 
@@ -102,7 +117,11 @@ class Questions:
         reply = reply_of(transcript, self.turn)
         if reply is None:
             return "no reply"
-        asked = [q for q in questions(reply) if self.about is None or search(self.about, q)]
+        asked = [
+            q
+            for q in asked_in(transcript, self.turn, reply)
+            if self.about is None or search(self.about, q)
+        ]
         if len(asked) == self.count:
             return None
         return f"{len(asked)}: {short(' | '.join(asked) or reply)}"
@@ -123,9 +142,9 @@ class QuestionsOverall:
     def check(self, transcript: Transcript) -> str | None:
         asked = [
             q
-            for reply in transcript.replies
+            for turn, reply in enumerate(transcript.replies, 1)
             if reply is not None
-            for q in questions(reply)
+            for q in asked_in(transcript, turn, reply)
             if self.about is None or search(self.about, q)
         ]
         return None if len(asked) <= self.most else f"{len(asked)}: {short(' | '.join(asked))}"

@@ -321,6 +321,21 @@ IDEAL = {
             ("plan for my partner", text("Two ideas for Jo: a picnic, or a cooking class.")),
         ]
     ),
+    "consent_by_button": chat(
+        [
+            ("Lisbon last month", tool_use("propose_memory", MAYA)),
+            ("tips", text("Try the miradouros at sunset, and the pastel de nata in Belém.")),
+        ],
+        on_result=[("Proposed", text("Lovely news about Maya!"))],
+    ),
+    "consent_by_words": chat(
+        [
+            ("just moved to Lisbon", tool_use("propose_memory", MAYA)),
+            ("remember that", tool_use("add_to_memory", MAYA)),
+        ],
+        on_result=[("Proposed", text("Lovely news about Maya!"))],
+        after_tool="Saved: Maya lives in Lisbon.",
+    ),
 }
 
 
