@@ -101,3 +101,24 @@ async def test_markdown_export_lists_active_memories_by_category(harness):
     assert "## Preferences\n\n- The user likes green tea\n" in text
     [usage] = await harness.say(OWNER, "/memory export yaml")
     assert usage.startswith("Usage:")
+
+
+async def test_a_markdown_file_sent_with_the_caption_is_read_by_the_model(harness):
+    listing = b"# About me\n\n- I live in Berlin since 2019\n"
+    harness.model.script(
+        tool_use(
+            "propose_memories",
+            {"memories": [{"content": "The user lives in Berlin since 2019",
+                           "category": "context", "subject": "home"}]},
+        )
+    )  # fmt: skip
+    harness.tg.push_document(OWNER, listing, "notes.md", "text/markdown", caption="/memory import")
+    await harness.idle()
+    [request] = harness.model.requests
+    assert "I live in Berlin since 2019" in request["messages"][0]["content"]
+    assert last_to(harness, OWNER)["text"].startswith("Import plan: 1 memory(ies).")
+    harness.tg.push_document(OWNER, b"\x00\x01", "a.bin", "application/octet-stream",
+                             caption="/memory import")  # fmt: skip
+    await harness.idle()
+    assert last_to(harness, OWNER)["text"].startswith("I can import my own export")
+    assert len(harness.model.requests) == 1

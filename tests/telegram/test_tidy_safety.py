@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.agent.tidy_request import PLAN_TOOL
 from bot.telegram.processing import lanes
-from bot.telegram.tidy_nightly import run_nightly
+from bot.telegram.tidy_nightly import nightly_job, run_nightly
 from memory.categories import Category
 from tests.buttons import button, buttons, last_to, press
 from tests.fakes.anthropic_server import keep_pinging, text
@@ -101,3 +101,12 @@ async def test_a_nightly_pass_can_apply_without_asking_with_undo_all(start_bot):
     assert len({batch for batch, _ in await batch_changes(bot)}) == 1
     await press(bot, notice, button(notice, "Undo all"))
     assert active(await bot.store.list_active(OWNER)) == before
+
+
+async def test_the_nightly_check_is_scheduled_only_when_tidy_nightly_is_on(start_bot):
+    off = await start_bot()
+    assert not [j for j in off.running_app.job_queue.jobs() if j.callback is nightly_job]
+    await off.stop()
+    on = await start_bot(tidy_nightly=True)
+    [job] = [j for j in on.running_app.job_queue.jobs() if j.callback is nightly_job]
+    assert job.job.trigger.interval.total_seconds() == 3600
