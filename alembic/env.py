@@ -5,6 +5,7 @@ import logging.config
 
 from sqlalchemy.engine import Connection
 
+import bot.agent.web_uses
 import bot.conversations.models
 import bot.reminders.models  # noqa: F401
 from alembic import context

@@ -69,6 +69,7 @@ from bot.telegram.reminders import (
 from bot.telegram.tidy_setup import add_tidy
 from bot.telegram.urgent import outside_lane
 from bot.telegram.voice import voice_message
+from bot.web_setup import web_tools
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
 from memory.models import utcnow
@@ -167,14 +168,13 @@ def build_services(
     compactor = Compactor(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
-    past = ConversationSearch(sessionmaker)
-    reminders = ReminderTools(
-        ReminderStore(sessionmaker), settings.reminders_max_active, reminder_clock
-    )
+    store = ReminderStore(sessionmaker)
+    reminders = ReminderTools(store, settings.reminders_max_active, reminder_clock)
     config, deadline = agent_config(settings), settings.turn_deadline_seconds
     agent = Agent(
-        anthropic, config, conversations, memories, switch, past, files, reminders, consent
-    )
+        anthropic, config, conversations, memories, switch, ConversationSearch(sessionmaker),
+        files, reminders, consent, web_tools(settings, sessionmaker, store.zone_of, clock),
+    )  # fmt: skip
     control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)
     return Services(
         settings=settings,

@@ -95,6 +95,11 @@ class Settings(BaseSettings):
     tidy_token_cap: int = Field(default=60_000, ge=4_000, le=1_000_000)
     tidy_nightly: bool = False
     tidy_auto_apply: bool = False
+    # The API's web tools (web_search, web_fetch): off, or on within uses a turn and an owner's
+    # day (searches and page reads together; a search costs $10 per 1,000 on top of tokens).
+    web_tools: bool = True
+    web_uses_per_turn: int = Field(default=5, ge=1, le=20)
+    web_uses_per_day: int = Field(default=50, ge=0, le=10_000)
 
     @field_validator("telegram_bot_token", "anthropic_api_key", mode="before")
     @classmethod

@@ -36,8 +36,9 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
     await harness.say(OWNER, "/memory off")
     await harness.say(OWNER, "what do I like?")
     request = harness.model.requests[-1]
-    # Reminders are not memory: only their tools are offered.
-    assert [t["name"] for t in request["tools"]] == [t["name"] for t in ReminderTools.definitions()]
+    # Reminders and the web are not memory: only their tools are offered.
+    reminders = [t["name"] for t in ReminderTools.definitions()]
+    assert [t["name"] for t in request["tools"]] == [*reminders, "web_search", "web_fetch"]
     assert "Your Memory" not in str(request["system"]) and tea.id not in str(request)
     assert MEMORY_OFF_NOTE in str(request["system"])
 
@@ -50,7 +51,10 @@ async def test_with_memory_off_the_model_gets_no_memory_block_and_no_tools(harne
         "forget_memory",
         "search_memory",
         "search_conversations",
+        "propose_memory",
         *(t["name"] for t in ReminderTools.definitions()),
+        "web_search",
+        "web_fetch",
     ]
     assert tea.id in harness.system_block()
 

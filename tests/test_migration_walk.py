@@ -12,7 +12,7 @@ import os
 import sqlite3
 import sys
 from contextlib import closing
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from alembic.script import ScriptDirectory
@@ -203,6 +203,11 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "turn_id": None},
         ],
     },
+    "0016": {
+        "web_uses": [
+            {"owner_id": -1001, "day": date(2026, 11, 21), "searches": 3, "fetches": 1},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -326,6 +331,7 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
             "agent_memory_batches", "agent_memory_batch_changes",
             "memory_proposals", "pending_notes",
+            "web_uses",
         }  # fmt: skip
         assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)

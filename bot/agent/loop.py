@@ -33,6 +33,8 @@ from bot.agent.unreadable import (
     unanswered_with_files,
     without_file,
 )
+from bot.agent.web_sources import WebSource, web_sources
+from bot.agent.web_turn import WebBudget, WebTools
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
@@ -75,6 +77,8 @@ class Answer:
     text: str
     changes: list[TurnChange] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)
+    # The web pages the reply cited or read: shown after it, as the API's terms ask.
+    sources: list[WebSource] = field(default_factory=list)
 
 
 class TurnFailed(Exception):
@@ -97,6 +101,7 @@ class _TurnState:
     files: dict[str, str | None]
     progress: Progress | None
     deadline: float | None  # in the event loop's time; None: no deadline
+    web: WebBudget | None = None  # None: no web tools this turn
     texts: list[str] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)  # after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
@@ -123,8 +128,10 @@ class Agent:
         files: Files,
         reminders: ReminderTools | None = None,
         consent: Consent | None = None,
+        web: WebTools | None = None,
     ):
         self._client = client
+        self._web = web
         proposals = consent.proposals if consent else None
         self._tool_calls = ToolCalls(
             store, switch, past, config.memory_limit, config.zone, reminders, proposals
@@ -152,8 +159,9 @@ class Agent:
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
+        web = await self._web.budget(snapshot.conversation.owner_id) if self._web else None
         state = _TurnState(
-            snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline
+            snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline, web
         )
         new_files = {ref.sha256 for ref in unanswered_files(snapshot.turns)}
         if left_out := len(new_files - files.keys()):
@@ -175,6 +183,8 @@ class Agent:
                 return called
             message = called
             await self._keep(state, message)
+            if message.stop_reason == "pause_turn" and not out_of_rounds:
+                continue  # the API paused its web tools: the stored content goes back as is
             if message.stop_reason != "tool_use" or out_of_rounds:
                 break
             await self._answer_tools(state, message)
@@ -192,6 +202,8 @@ class Agent:
             try:
                 return await self._call(state, force_answer)
             except BadRequestError as error:
+                if state.web is not None and self._web is not None and self._web.refuse(error):
+                    continue  # asked again without the web tools
                 chosen = to_leave_out(state.turns, error, state.request, state.files)
                 last = not chosen or attempt == MAX_LEAVE_OUTS
                 if last and is_prompt_too_long(error):
@@ -219,6 +231,9 @@ class Agent:
             )
         if text := reply_text(message):
             state.texts.append(text)
+        state.answer.sources = web_sources(message.content, state.answer.sources)
+        if self._web is not None:
+            await self._web.record(state.web, message)
 
     async def _leave_out(
         self, state: "_TurnState", chosen: list[tuple[StoredTurn, FileRef]], error: BadRequestError
@@ -249,7 +264,7 @@ class Agent:
         request = build_request(
             model=self._config.model,
             max_tokens=self._config.max_tokens,
-            tools=state.tools,
+            tools=state.tools + (self._web.definitions(state.web) if self._web else []),
             memory_block=conversation.memory_block,
             summary=join_summary(conversation.summary, conversation.summary_changes),
             turns=[(t.role, t.content) for t in state.turns],

@@ -14,7 +14,9 @@ from anthropic.types import (
 
 from bot.agent.attachments import FileBudget
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
-from bot.conversations.blocks import Block, Content, FileKind, Role, text_block
+from bot.agent.web_history import answered_web_calls, web_blocks_as_text
+from bot.agent.web_tools import is_web_tool
+from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
 from bot.conversations.content import block_text
 from bot.conversations.file_refs import FileRef, file_ref
 from bot.conversations.voice_refs import voice_ref
@@ -26,7 +28,12 @@ SUMMARY_HEADER = "## Earlier in this conversation\n\n"
 
 # A block as the API takes it: a stored block, with files as their image or document.
 ApiBlock = (
-    TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | ImageBlockParam | DocumentBlockParam
+    TextBlockParam
+    | ToolUseBlockParam
+    | ToolResultBlockParam
+    | ImageBlockParam
+    | DocumentBlockParam
+    | WebBlock
 )
 
 
@@ -94,6 +101,9 @@ def normalize_history(turns: Sequence[tuple[Role, Content]]) -> list[Exchange]:
     """Make stored turns a valid message list: alternating roles, every tool_use answered."""
     messages = _merged_messages(turns)
     for index, message in enumerate(messages):
+        if message["role"] == "assistant" and index + 1 < len(messages):
+            # Only the newest message may end in a paused web call: the API continues it.
+            message["content"] = answered_web_calls(message["content"])
         if message["role"] != "assistant" or not _tool_use_ids(message["content"]):
             continue
         if index + 1 == len(messages):
@@ -176,6 +186,14 @@ def attach_files(messages: list[Exchange], files: Mapping[str, str | None]) -> l
     return attached[::-1]
 
 
+def _history(turns: Sequence[tuple[Role, Content]], tools: list[dict[str, Any]]) -> list[Exchange]:
+    """Return the turns as messages, with no block that needs a tool the request lacks."""
+    history = normalize_history(turns)
+    if not any(is_web_tool(tool) for tool in tools):
+        history = [{**m, "content": web_blocks_as_text(m["content"])} for m in history]
+    return history if tools else tool_blocks_as_text(history)
+
+
 def build_request(
     *,
     model: str,
@@ -200,10 +218,7 @@ def build_request(
         system.append(text_block(MEMORY_OFF_NOTE))
     if summary:
         system.append(text_block(SUMMARY_HEADER + summary))
-    history = normalize_history(turns)
-    if not tools:
-        history = tool_blocks_as_text(history)
-    messages = attach_files(history, files or {})
+    messages = attach_files(_history(turns, tools), files or {})
     request: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,

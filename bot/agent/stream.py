@@ -9,6 +9,9 @@ import httpx2
 from anthropic import APIStatusError, AsyncAnthropic
 from anthropic.types import Message
 
+from bot.agent.response import joined_text
+from bot.agent.web_tools import subject_of
+
 logger = logging.getLogger(__name__)
 
 # A stream that breaks off before any text is asked for again once, after this pause.
@@ -21,8 +24,8 @@ class Progress(Protocol):
     def text(self, reply: str) -> None:
         """Show the reply so far: every text of this turn, the newest still growing."""
 
-    def tool(self, name: str) -> None:
-        """Say the model is calling the tool with this name."""
+    def tool(self, name: str, subject: str | None = None) -> None:
+        """Say the model is calling the tool with this name (on a web tool, about subject)."""
 
 
 class StreamBroken(Exception):
@@ -35,10 +38,9 @@ class StreamBroken(Exception):
 
 def reply_so_far(earlier: str, message: Message) -> str:
     """Join the texts of earlier rounds and the message's non-blank texts, as the answer will."""
-    texts = [b.text for b in message.content if b.type == "text" and b.text.strip()]
-    if not texts:
+    now = joined_text(message.content)
+    if not now:
         return earlier
-    now = "\n\n".join(texts)
     return f"{earlier}\n\n{now}" if earlier else now
 
 
@@ -54,8 +56,17 @@ async def _stream_once(
                 if event.type == "text":
                     shown = True
                     progress.text(reply_so_far(earlier, stream.current_message_snapshot))
-                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
+                elif event.type == "content_block_start" and event.content_block.type in (
+                    "tool_use", "server_tool_use"
+                ):  # fmt: skip
                     progress.tool(event.content_block.name)
+                elif event.type == "content_block_stop":
+                    # A web tool's input has streamed in whole: say what it searches or reads.
+                    block = event.content_block
+                    if block.type == "server_tool_use" and (
+                        subject := subject_of(block.name, block.input)
+                    ):
+                        progress.tool(block.name, subject)
         # An `event: error` arrives as a status error, a lost connection as httpx2's own error,
         # and tool input the SDK cannot parse as it streams (never a JSON object) as ValueError.
         except (APIStatusError, httpx2.TransportError, ValueError) as error:

@@ -1,16 +1,24 @@
 """The content of a stored turn, as types: the API's own blocks, and references to files.
 
-A turn stores what the Messages API takes back (text, tool calls, tool results), in the
-SDK's param types, plus FileBlock, a reference that request assembly turns into the
-file's image or document block, and VoiceBlock, a voice note's reference that it shows as
-a one-line note (the transcript is the turn's text). Code tells them apart by their "type"
-key, which the types below make a checked tag.
+A turn stores what the Messages API takes back (text with its citations, tool calls, tool
+results, and the web tools' server blocks: server_tool_use, web_search_tool_result,
+web_fetch_tool_result), in the SDK's param types, plus FileBlock, a reference that request
+assembly turns into the file's image or document block, and VoiceBlock, a voice note's
+reference that it shows as a one-line note (the transcript is the turn's text). Code tells
+them apart by their "type" key, which the types below make a checked tag.
 """
 
 from enum import StrEnum
 from typing import Literal, NotRequired, TypedDict
 
-from anthropic.types import TextBlockParam, ToolResultBlockParam, ToolUseBlockParam
+from anthropic.types import (
+    ServerToolUseBlockParam,
+    TextBlockParam,
+    ToolResultBlockParam,
+    ToolUseBlockParam,
+    WebFetchToolResultBlockParam,
+    WebSearchToolResultBlockParam,
+)
 
 Role = Literal["user", "assistant"]
 
@@ -60,8 +68,13 @@ class VoiceBlock(TypedDict):
     sha256: NotRequired[str]
 
 
+# The blocks of the API's web tools, run on its side: stored as the API sent them.
+WebBlock = ServerToolUseBlockParam | WebSearchToolResultBlockParam | WebFetchToolResultBlockParam
+WEB_BLOCK_TYPES = frozenset({"server_tool_use", "web_search_tool_result", "web_fetch_tool_result"})
 # One block of a stored turn.
-Block = TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | FileBlock | VoiceBlock
+Block = (
+    TextBlockParam | ToolUseBlockParam | ToolResultBlockParam | FileBlock | VoiceBlock | WebBlock
+)
 # A stored turn's content: its blocks in order.
 Content = list[Block]
 

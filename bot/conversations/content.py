@@ -3,9 +3,10 @@
 import json
 from collections.abc import Sequence
 
-from bot.conversations.blocks import Block, Role
+from bot.conversations.blocks import WEB_BLOCK_TYPES, Block, Role
 from bot.conversations.file_refs import file_ref
 from bot.conversations.voice_refs import voice_ref
+from bot.conversations.web_blocks import web_block_text, web_block_tokens
 from memory.search_terms import index_text
 from memory.tokens import count_tokens
 
@@ -22,13 +23,16 @@ def block_text(block: Block) -> str:
         return file_ref(block).label
     if block["type"] == "voice":
         return voice_ref(block).label
+    if block["type"] in WEB_BLOCK_TYPES:
+        return web_block_text(block)
     return ""  # a block of a kind this version does not know: it has no words for us
 
 
 def content_tokens(content: Sequence[Block]) -> int:
-    """Count the tokens of a turn: its text, tool calls and results, and its files' estimates."""
+    """Count the tokens of a turn: its text, tool calls and results, files' and web estimates."""
     text = count_tokens("\n".join(block_text(block) for block in content))
-    return text + sum(file_ref(b).tokens for b in content if b["type"] == "file")
+    web = sum(web_block_tokens(b) for b in content if b["type"] in WEB_BLOCK_TYPES)
+    return text + web + sum(file_ref(b).tokens for b in content if b["type"] == "file")
 
 
 def is_tool_result(content: Sequence[Block]) -> bool:

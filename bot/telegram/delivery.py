@@ -25,6 +25,7 @@ from bot.telegram.format import html_to_plain, render_reply, split_html, split_p
 from bot.telegram.processing import lanes
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
+from bot.telegram.web_sources import sources_markdown
 from memory.proposals import Proposal
 
 logger = logging.getLogger(__name__)
@@ -133,7 +134,12 @@ async def deliver_answer(
         # What the turn changed before the failure is shown all the same, each with its Undo.
         await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
         return
-    said = [result.text, *(notice_text(notice) for notice in result.notices)]
+    # The web pages the reply rests on follow it, before any notice about files.
+    said = [
+        result.text,
+        sources_markdown(result.sources),
+        *(notice_text(notice) for notice in result.notices),
+    ]
     markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
     await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown)
     await send_notices(bot, place, result.changes)

@@ -140,9 +140,9 @@ class DraftStream:
         self._reply, self._status = reply, None
         self._changed.set()
 
-    def tool(self, name: str) -> None:
-        """Take the tool the model is calling, to say what it is doing."""
-        self._status = texts.tool_status(name)
+    def tool(self, name: str, subject: str | None = None) -> None:
+        """Take the tool the model is calling (and its query or page), to say what it does."""
+        self._status = texts.tool_status(name, subject)
         self._changed.set()
 
     async def __aenter__(self) -> "DraftStream":

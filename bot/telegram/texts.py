@@ -1,5 +1,7 @@
 """What the bot says, other than the model's replies and /memory (HTML for Telegram)."""
 
+import html
+
 from bot.agent.account import AccountProblem
 
 START = (
@@ -101,7 +103,13 @@ TOOL_STATUS = {
     "forget_memory": "Removing from memory…",
     "search_memory": "Searching memory…",
     "search_conversations": "Looking through past conversations…",
+    "propose_memory": "Asking about memory…",
+    "web_search": "Searching the web…",
+    "web_fetch": "Reading a web page…",
 }
+# What the draft says once a web tool's query, or the page's domain, is known.
+WEB_STATUS = {"web_search": "Searching the web: {}…", "web_fetch": "Reading {}…"}
+WEB_SUBJECT_CHARS = 80
 TOOL_STATUS_OTHER = "Working on it…"
 
 
@@ -110,8 +118,11 @@ def account_problem(problem: AccountProblem) -> str:
     return f"Sorry, I can't answer: {ACCOUNT_PROBLEMS[problem]}. Your message is saved."
 
 
-def tool_status(name: str) -> str:
-    """Say in a few words, as HTML, what the model is doing with the tool of this name."""
+def tool_status(name: str, subject: str | None = None) -> str:
+    """Say in a few words, as HTML, what the model is doing with the tool (about subject)."""
+    if subject and name in WEB_STATUS:
+        cut = subject if len(subject) <= WEB_SUBJECT_CHARS else subject[:WEB_SUBJECT_CHARS] + "…"
+        return f"<i>{html.escape(WEB_STATUS[name].format(cut))}</i>"
     return f"<i>{TOOL_STATUS.get(name, TOOL_STATUS_OTHER)}</i>"
 
 

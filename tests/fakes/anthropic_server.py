@@ -37,6 +37,14 @@ from tests.fakes.anthropic_models import (
     model_info,
     unknown_model_message,
 )
+from tests.fakes.anthropic_web import (
+    WebInvalid,
+    offered,
+    server_tool_usage,
+    validate_blocks,
+    validate_tools,
+    within_limits,
+)
 from tests.fakes.claude_tokens import text_tokens
 
 MAX_CACHE_CONTROL_BLOCKS = 4
@@ -247,6 +255,11 @@ def validate(body: dict[str, Any], *, count_tokens: bool = False) -> None:
             raise InvalidRequest("final assistant content cannot end with trailing whitespace")
     _validate_system(body.get("system"))
     _validate_tools(body.get("tools"))
+    try:
+        validate_tools(body.get("tools"))
+        validate_blocks([{**m, "content": _blocks(m)} for m in merged], offered(body.get("tools")))
+    except WebInvalid as exc:
+        raise InvalidRequest(str(exc)) from None
     _validate_cache_control(body)
 
 
@@ -552,6 +565,12 @@ class FakeAnthropic:
         # the real API refuses it. None: no limit.
         self.context_window: int | None = None
         self.too_long: list[dict[str, Any]] = []  # the requests refused as too long
+        # What a 400 says to every request offering a web tool (an organisation without
+        # web search, say); None: web tools are accepted.
+        self.web_refusal: str | None = None
+        # Scripted replies that called a web tool the request did not offer (never real).
+        self.unoffered: list[dict[str, Any]] = []
+        self.answers: list[dict[str, Any]] = []  # the messages answered, streamed or not
         self.default: Script = text("OK")
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -677,6 +696,13 @@ class FakeAnthropic:
     def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
         """Return the usage block for a response, with cache accounting when emulated."""
         output_tokens = max(1, len(json.dumps(content)) // 4)
+        extra: dict[str, Any] = {}
+        if any(block.get("type") == "server_tool_use" for block in content):
+            extra["server_tool_use"] = server_tool_usage(content)
+        return {**self._token_usage(request, output_tokens), **extra}
+
+    def _token_usage(self, request: dict[str, Any], output_tokens: int) -> dict[str, Any]:
+        """Return the usage block's token counts, with cache accounting when emulated."""
         if self.prompt_cache is None:
             return {
                 "input_tokens": estimate_tokens(request),
@@ -698,6 +724,14 @@ class FakeAnthropic:
             },
             "service_tier": "standard",
         }
+
+    def _run_web_tools(self, body: dict[str, Any], scripted: Reply) -> Reply:
+        """Return the reply with its web calls run as the API would under the request's tools."""
+        content = within_limits(scripted.content, offered(body.get("tools")), body["messages"])
+        if content is None:
+            self.unoffered.append(body)
+            return dataclasses.replace(scripted, content=[{"type": "text", "text": "(no web)"}])
+        return dataclasses.replace(scripted, content=content)
 
     # --- handlers --------------------------------------------------------------------------
 
@@ -739,12 +773,15 @@ class FakeAnthropic:
             return self._invalid(body, str(exc))
         if (too_long := self._check_length(body)) is not None:
             return too_long
+        if self.web_refusal is not None and offered(body.get("tools")):
+            return _error(400, "invalid_request_error", self.web_refusal)
         self.merged_consecutive += merge_consecutive(body["messages"])[1]
         scripted = self._queue.pop(0) if self._queue else self.default
         if callable(scripted):
             scripted = scripted(body)
         if isinstance(scripted, ErrorReply):
             return _error(scripted.status, scripted.type, scripted.message)
+        scripted = self._run_web_tools(body, scripted)
         message = {
             "id": f"msg_{secrets.token_hex(12)}",
             "type": "message",
@@ -755,6 +792,7 @@ class FakeAnthropic:
             "stop_sequence": None,
             "usage": self.usage(body, scripted.content),
         }
+        self.answers.append(message)
         if body.get("stream"):
             return await self._stream(request, message, scripted)
         if scripted.pinging is not None:
@@ -903,6 +941,7 @@ def _check_size(raw: bytes) -> web.Response | None:
 # message_delta repeats the cumulative counts, as the API's streams do.
 _DELTA_USAGE_KEYS = (
     "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
+    "server_tool_use",
 )  # fmt: skip
 Step = dict[str, Any] | float | None  # an event to send, seconds to wait, or a dropped line
 
@@ -933,7 +972,7 @@ def stream_steps(message: dict[str, Any], reply: Reply) -> list[Step]:
         {
             "type": "message_delta",
             "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-            "usage": {key: usage[key] for key in _DELTA_USAGE_KEYS},
+            "usage": {key: usage[key] for key in _DELTA_USAGE_KEYS if key in usage},
         }
     )
     events.append({"type": "message_stop"})
@@ -954,9 +993,16 @@ def _block_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dic
     kind = block.get("type")
     if kind == "text":
         pieces = _pieces(block["text"])
-        opening = {**block, "text": ""}
-        return opening, [({"type": "text_delta", "text": p}, len(p)) for p in pieces]
-    if kind == "tool_use":
+        opening: dict[str, Any] = {"type": "text", "text": ""}
+        deltas: list[tuple[dict[str, Any], int]] = [
+            ({"type": "text_delta", "text": p}, len(p)) for p in pieces
+        ]
+        # A cited text's citations come after its words, one citations_delta each.
+        citations = block.get("citations") or []
+        return opening, deltas + [
+            ({"type": "citations_delta", "citation": c}, 0) for c in citations
+        ]
+    if kind in ("tool_use", "server_tool_use"):
         # The API's first input_json_delta is empty; the JSON then arrives in pieces.
         pieces = ["", *_pieces(json.dumps(block["input"], ensure_ascii=False))]
         opening = {**block, "input": {}}

@@ -1,0 +1,62 @@
+"""How many web searches and page reads each owner's turns made, a day: the daily cap's count."""
+
+from datetime import date
+
+from sqlalchemy import BigInteger, Date, Integer, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column
+
+from memory.models import Base
+
+
+class WebUse(Base):
+    """One owner's web uses on one day (in the bot's TIMEZONE), as the API counted them."""
+
+    __tablename__ = "web_uses"
+
+    owner_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    searches: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    fetches: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+
+
+class WebUses:
+    """Counts each owner's web searches and fetches per day, in the database."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+        self._sessionmaker = sessionmaker
+
+    async def on(self, owner_id: int, day: date) -> int:
+        """Return the owner's searches and fetches of that day together."""
+        async with self._sessionmaker() as session:
+            row = await session.get(WebUse, (owner_id, day))
+            return row.searches + row.fetches if row else 0
+
+    async def add(self, owner_id: int, day: date, searches: int, fetches: int) -> None:
+        """Add one model call's searches and fetches to the owner's count of that day."""
+        if not searches and not fetches:
+            return
+        for _ in range(2):  # a first row of the day may race another turn of the same owner
+            try:
+                async with self._sessionmaker.begin() as session:
+                    if await self._bump(session, owner_id, day, searches, fetches):
+                        return
+                    session.add(
+                        WebUse(owner_id=owner_id, day=day, searches=searches, fetches=fetches)
+                    )
+                return
+            except IntegrityError:
+                continue
+
+    @staticmethod
+    async def _bump(
+        session: AsyncSession, owner_id: int, day: date, searches: int, fetches: int
+    ) -> bool:
+        """Add to the day's row in one statement; tell whether there was one."""
+        result = await session.execute(
+            update(WebUse)
+            .where(WebUse.owner_id == owner_id, WebUse.day == day)
+            .values(searches=WebUse.searches + searches, fetches=WebUse.fetches + fetches)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
