@@ -91,6 +91,20 @@ def _result_text(block: dict[str, Any]) -> str:
     return "\n".join(part.get("text", "") for part in content)
 
 
+def _is_web(block: dict[str, Any]) -> bool:
+    """Tell whether a response block is a web tool's result."""
+    return block.get("type") in ("web_search_tool_result", "web_fetch_tool_result")
+
+
+def _web_result(block: dict[str, Any]) -> dict[str, Any]:
+    """Return a web tool's result as a tool_result: its pages' addresses, or its error code."""
+    content = block.get("content")
+    if isinstance(content, dict) and "error_code" in content:
+        return {"content": str(content["error_code"]), "is_error": True}
+    pages = content if isinstance(content, list) else [content or {}]
+    return {"content": "\n".join(str(page.get("url", "")) for page in pages)}
+
+
 @dataclass
 class Transcript:
     """A trial as the rules see it."""
@@ -119,8 +133,11 @@ class Transcript:
         }
         calls = []
         for exchange in self.agent_exchanges:
-            for block in exchange.response.get("content", []):
-                if block.get("type") != "tool_use":
+            content = exchange.response.get("content", [])
+            # The web tools run on the API's side: their results come in the same response.
+            results.update({b["tool_use_id"]: _web_result(b) for b in content if _is_web(b)})
+            for block in content:
+                if block.get("type") not in ("tool_use", "server_tool_use"):
                     continue
                 result = results.get(block["id"], {})
                 calls.append(

@@ -8,7 +8,7 @@ theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and m
 import fnmatch
 
 from evals.case import Case
-from evals.cases import changes, context, not_saved, reminders, spec, trust
+from evals.cases import changes, context, not_saved, reminders, spec, trust, web
 
 CASES: tuple[Case, ...] = (
     *spec.CASES,
@@ -17,6 +17,7 @@ CASES: tuple[Case, ...] = (
     *context.CASES,
     *reminders.CASES,
     *trust.CASES,
+    *web.CASES,
 )
 
 

@@ -10,12 +10,14 @@ from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites, Save
 from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
 from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
 from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, QuestionsOverall, Says
+from evals.rules.web import CitesWeb
 
 __all__ = [
     "CREATED",
     "AsksQuestion",
     "AtMost",
     "Called",
+    "CitesWeb",
     "Compacted",
     "DoesNotSay",
     "HasMemory",

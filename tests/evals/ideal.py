@@ -10,6 +10,7 @@ from tests.evals.scripted import (
     ledger_id,
 )
 from tests.fakes.anthropic_server import Reply, text, tool_use, tool_uses
+from tests.fakes.anthropic_web import cited, search_result, web_fetch, web_search
 
 MONDAYS = "The user prefers meetings on Mondays"
 WINDOW = "The user prefers window seats on flights"
@@ -19,6 +20,13 @@ MAYA = {
     "subject": "Maya",
 }
 CELLO = {"content": "The user is learning the cello", "category": "context", "subject": "cello"}
+
+PYTHON = search_result("Python Release Python 3.14.1", "https://www.python.org/downloads/")
+PYTHON_SAID = cited("The newest stable release is Python 3.14.1.", PYTHON)
+TURING = "https://en.wikipedia.org/wiki/Alan_Turing"
+TURING_PAGE = "Alan Mathison Turing (23 June 1912 - 7 June 1954) was an English mathematician."
+TURING_SAID = {"type": "text", "text": "Alan Turing was an English mathematician (1912-1954)."}
+BORN = {"type": "text", "text": "He was born on 23 June 1912."}
 
 IDEAL = {
     "boss_asks_first": chat(
@@ -335,6 +343,28 @@ IDEAL = {
         ],
         on_result=[("Proposed", text("Lovely news about Maya!"))],
         after_tool="Saved: Maya lives in Lisbon.",
+    ),
+    "web_current_fact_searched_and_cited": chat(
+        [
+            (
+                "newest stable release",
+                Reply([*web_search("Python latest release", [PYTHON]), PYTHON_SAID]),
+            )
+        ]
+    ),
+    "web_link_read": chat(
+        [
+            (
+                "Summarise this page",
+                Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), TURING_SAID]),
+            )
+        ]
+    ),
+    "web_page_not_saved": chat(
+        [
+            ("When was the person", Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), BORN])),
+            ("all I needed", text("You're welcome.")),
+        ]
     ),
 }
 

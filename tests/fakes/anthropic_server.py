@@ -38,6 +38,7 @@ from tests.fakes.anthropic_models import (
     unknown_model_message,
 )
 from tests.fakes.anthropic_web import (
+    RESULT_TYPES,
     WebInvalid,
     offered,
     server_tool_usage,
@@ -695,11 +696,16 @@ class FakeAnthropic:
 
     def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
         """Return the usage block for a response, with cache accounting when emulated."""
-        output_tokens = max(1, len(json.dumps(content)) // 4)
-        extra: dict[str, Any] = {}
+        # The web tools' results are read by the model, not written: the API bills them as
+        # input of the call that ran them.
+        written = [b for b in content if b.get("type") not in RESULT_TYPES]
+        output_tokens = max(1, len(json.dumps(written)) // 4)
+        usage = self._token_usage(request, output_tokens)
         if any(block.get("type") == "server_tool_use" for block in content):
-            extra["server_tool_use"] = server_tool_usage(content)
-        return {**self._token_usage(request, output_tokens), **extra}
+            results = [b for b in content if b.get("type") in RESULT_TYPES]
+            usage["input_tokens"] += sum(_block_tokens(b) for b in results)
+            usage["server_tool_use"] = server_tool_usage(content)
+        return usage
 
     def _token_usage(self, request: dict[str, Any], output_tokens: int) -> dict[str, Any]:
         """Return the usage block's token counts, with cache accounting when emulated."""

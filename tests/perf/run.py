@@ -33,6 +33,7 @@ from tests.perf import (
     bench_streaming,
     bench_tidy,
     bench_voice,
+    bench_web,
 )
 from tests.perf.botrun import postgres_available
 from tests.perf.common import Config, Row
@@ -54,6 +55,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "reminders": bench_reminders.run,
     "voice": bench_voice.run,
     "tidy": bench_tidy.run,
+    "web": bench_web.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}
