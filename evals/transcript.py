@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.conversations.content import result_text
 from memory.items import MemoryItem, MemoryRecord
 
 # What add_to_memory answers when it saved: the new memory's id.
@@ -85,10 +86,7 @@ class ToolCall:
 
 def _result_text(block: dict[str, Any]) -> str:
     """Return a tool_result's content as text."""
-    content = block.get("content", "")
-    if isinstance(content, str):
-        return content
-    return "\n".join(part.get("text", "") for part in content)
+    return result_text(block.get("content", ""))
 
 
 def _is_web(block: dict[str, Any]) -> bool:

@@ -163,6 +163,16 @@ class MemoryStore:
         async with self._sessionmaker() as session:
             return item_of(*await load_with_current(session, owner_id, memory_id))
 
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
+        """Return the sessions the store works in (the database other stores of it share)."""
+        return self._sessionmaker
+
+    async def items(self, owner_id: int, memory_ids: Sequence[str]) -> list[MemoryItem]:
+        """Return the owner's memories with these ids, forgotten ones too, in block order."""
+        async with self._sessionmaker() as session:
+            return await load_items(session, owner_id, list(memory_ids))
+
     async def find_subject(self, owner_id: int, subject: str) -> MemoryItem | None:
         """Return the owner's active memory with this subject (in any case), if there is one."""
         query = (

@@ -93,8 +93,11 @@ async def test_an_archived_memory_is_found_by_search_and_updated_by_id(sessionma
         await store.add(ALICE, fact(n), Category.CONTEXT)
     assert lake.id not in (await store.block(ALICE)).memory_ids
     found = await run(ctx, "search_memory", query="cabin")
-    assert f'[id:{lake.id}] context, subject "cabin", changed ' in found.content
-    assert "archived" in found.content
+    assert found.content == '1 memories match "cabin", best first:'
+    [result] = found.found
+    assert result.memory_id == lake.id and result.content == "The user's cabin is by Lake Bled"
+    assert result.title.startswith(f'[id:{lake.id}] context, subject "cabin", changed ')
+    assert result.title.endswith(", archived")
     updated = await run(
         ctx, "update_memory", memory_id=lake.id, content="The user's cabin is by Lake Bohinj"
     )

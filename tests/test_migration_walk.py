@@ -208,6 +208,15 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
             {"owner_id": -1001, "day": date(2026, 11, 21), "searches": 3, "fetches": 1},
         ],
     },
+    "0017": {
+        "conversation_turns": [
+            {"id": 9, "conversation_id": 3, "role": "assistant",
+             "content": [{"type": "text", "text": "Falcon launches in May."}],
+             "created_at": LATER, "tokens": 6, "update_id": None, "message_key": None,
+             "sender_id": None, "search_text": None, "owner_id": -1001, "said_by": None,
+             "memory_writes": None, "cited_memory_ids": ["pin00006"]},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -34,6 +34,7 @@ class ChatService:
         self._turn_seconds = turn_seconds  # None: no deadline
         self._conversations = conversations
         self._agent = agent
+        self.sources = agent.sources  # what each reply cited: its "Based on" button reads them
         self._compactor = compactor
         self._zone = zone
         self._files = files

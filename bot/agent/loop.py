@@ -10,6 +10,7 @@ from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
 from bot.agent.attachments import Files
+from bot.agent.citations import cited_ids
 from bot.agent.consent import Consent
 from bot.agent.ledger import join_summary
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
@@ -38,6 +39,7 @@ from bot.agent.web_turn import WebBudget, WebTools
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
+from bot.conversations.sources import ReplySources
 from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
 from memory.store import MemoryStore
@@ -79,6 +81,9 @@ class Answer:
     notices: list[FileNotice] = field(default_factory=list)
     # The web pages the reply cited or read: shown after it, as the API's terms ask.
     sources: list[WebSource] = field(default_factory=list)
+    # The owner's memories the reply cited, and the stored turn that keeps them (its button's).
+    memories_cited: list[str] = field(default_factory=list)
+    cited_turn_id: int | None = None
 
 
 class TurnFailed(Exception):
@@ -143,6 +148,8 @@ class Agent:
         self._config = config
         self._tools = tool_definitions(MEMORY_TOOLS)
         self._conversations = conversations
+        # The memories each reply cited, kept in the database the memories are in.
+        self.sources = ReplySources(store.sessionmaker)
 
     async def run(
         self, snapshot: Snapshot, progress: Progress | None = None, deadline: float | None = None
@@ -226,14 +233,22 @@ class Agent:
     async def _keep(self, state: "_TurnState", message: Message) -> None:
         """Store the model's message as a turn, and note its text for the answer."""
         if content := stored_content(message):
-            state.turns.append(
-                await self._conversations.append(state.conversation, "assistant", content)
-            )
+            turn = await self._conversations.append(state.conversation, "assistant", content)
+            state.turns.append(turn)
+            await self._cite(state.answer, state.conversation.owner_id, turn.id, message)
         if text := reply_text(message):
             state.texts.append(text)
         state.answer.sources = web_sources(message.content, state.answer.sources)
         if self._web is not None:
             await self._web.record(state.web, message)
+
+    async def _cite(self, answer: Answer, owner_id: int, turn_id: int, message: Message) -> None:
+        """Keep with the newest turn every memory the reply cited so far (the owner's only)."""
+        cited = [*answer.memories_cited, *cited_ids(message.content)]
+        if not cited:
+            return
+        answer.memories_cited = await self.sources.record(turn_id, owner_id, cited)
+        answer.cited_turn_id = turn_id if answer.memories_cited else None
 
     async def _leave_out(
         self, state: "_TurnState", chosen: list[tuple[StoredTurn, FileRef]], error: BadRequestError

@@ -9,7 +9,7 @@ import httpx2
 from anthropic import APIStatusError, AsyncAnthropic
 from anthropic.types import Message
 
-from bot.agent.response import joined_text
+from bot.agent.citations import visible_so_far, visible_texts
 from bot.agent.web_tools import subject_of
 
 logger = logging.getLogger(__name__)
@@ -37,9 +37,12 @@ class StreamBroken(Exception):
 
 
 def reply_so_far(earlier: str, message: Message) -> str:
-    """Join the texts of earlier rounds and the message's non-blank texts, as the answer will."""
-    now = joined_text(message.content)
-    if not now:
+    """Join the texts of earlier rounds and the message's visible texts, as the answer will.
+
+    A citation marker, even half of one, never shows (bot/agent/citations.py).
+    """
+    now = visible_so_far("\n\n".join(visible_texts(message.content)))
+    if not now.strip():
         return earlier
     return f"{earlier}\n\n{now}" if earlier else now
 

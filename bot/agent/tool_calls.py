@@ -4,11 +4,12 @@ import logging
 from dataclasses import dataclass
 from datetime import tzinfo
 
-from anthropic.types import Message, ToolResultBlockParam
+from anthropic.types import Message, SearchResultBlockParam, TextBlockParam, ToolResultBlockParam
 
+from bot.agent.citations import search_result
 from bot.agent.ledger import memory_write
 from bot.agent.user_turn import message_turn
-from bot.conversations.blocks import Content
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn
 from bot.reminders.records import Place
 from bot.reminders.tools import ReminderTools
@@ -23,6 +24,14 @@ logger = logging.getLogger(__name__)
 
 # What a turn's tool calls changed, refused or proposed: each gets a notice or a question.
 TurnChange = MemoryChange | MemoryFull | Proposal
+
+
+def result_content(outcome: ToolOutcome) -> str | list[TextBlockParam | SearchResultBlockParam]:
+    """Return a tool result's content: its text, then the memories found, to be cited."""
+    if not outcome.found:
+        return outcome.content
+    found = [search_result(m.memory_id, m.title, m.content) for m in outcome.found]
+    return [text_block(outcome.content), *found]
 
 
 @dataclass
@@ -65,7 +74,7 @@ class ToolCalls:
             if outcome.change is not None:
                 writes.append(memory_write(block.id, outcome.change))
             result: ToolResultBlockParam = {
-                "type": "tool_result", "tool_use_id": block.id, "content": outcome.content
+                "type": "tool_result", "tool_use_id": block.id, "content": result_content(outcome)
             }  # fmt: skip
             if outcome.is_error:
                 result["is_error"] = True

@@ -18,7 +18,7 @@ def block_text(block: Block) -> str:
     if block["type"] == "tool_use":
         return f"[called {block['name']} {json.dumps(block['input'], ensure_ascii=False)}]"
     if block["type"] == "tool_result":
-        return f"[tool result: {block.get('content')}]"
+        return f"[tool result: {result_text(block.get('content', ''))}]"
     if block["type"] == "file":
         return file_ref(block).label
     if block["type"] == "voice":
@@ -26,6 +26,20 @@ def block_text(block: Block) -> str:
     if block["type"] in WEB_BLOCK_TYPES:
         return web_block_text(block)
     return ""  # a block of a kind this version does not know: it has no words for us
+
+
+def result_text(content: object) -> str:
+    """Return a tool result's content as text: its texts, and a line per search result."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for part in content if isinstance(content, list) else ():
+        if part.get("type") == "text":
+            parts.append(part["text"])
+        elif part.get("type") == "search_result":
+            words = " ".join(text["text"] for text in part["content"])
+            parts.append(f"- {part['title']}: {words}")
+    return "\n".join(parts)
 
 
 def content_tokens(content: Sequence[Block]) -> int:

@@ -66,6 +66,9 @@ class Turn(Base):
     # What the turn's tool results saved, updated or forgot (NULL: nothing), so compaction's
     # list of memory changes reads it here, not from the results' wording.
     memory_writes: Mapped[list[MemoryWrite] | None] = mapped_column(JSON, nullable=True)
+    # The ids of the owner's memories the reply cited up to this turn of the model's, first
+    # cited first (NULL: none), for the reply's "Based on" button (bot/conversations/sources).
+    cited_memory_ids: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # The conversation's owner, again: lets Postgres read one owner's turns newest first.
     owner_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)

@@ -8,7 +8,7 @@ from memory.ids import ID_REGEX
 # Telegram refuses callback data over 64 bytes.
 MAX_CALLBACK_BYTES = 64
 # Every callback data we write starts with one of these; others are not ours.
-CALLBACK_PATTERN = r"^(m|u|p):"
+CALLBACK_PATTERN = r"^(m|u|p|s):"
 
 
 @dataclass(frozen=True)

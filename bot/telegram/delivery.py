@@ -23,6 +23,7 @@ from bot.telegram.drafts import Drafts
 from bot.telegram.file_texts import notice_text
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.processing import lanes
+from bot.telegram.source_views import reply_buttons
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
 from bot.telegram.web_sources import sources_markdown
@@ -44,8 +45,12 @@ async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
             raise
         logger.warning("Telegram refused our HTML (%s); sending plain text", error)
     last = None
-    for plain in split_plain(html_to_plain(html)):
-        last = await bot.send_message(chat_id, plain, **kwargs)
+    plains = split_plain(html_to_plain(html))
+    # Buttons go under the last piece only, as they would have under the HTML.
+    above = {key: value for key, value in kwargs.items() if key != "reply_markup"}
+    for number, plain in enumerate(plains, 1):
+        options = kwargs if number == len(plains) else above
+        last = await bot.send_message(chat_id, plain, **options)
     assert last is not None
     return last
 
@@ -58,12 +63,17 @@ async def send_html(
     return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
 
 
-async def send_markdown(bot: Bot, place: ChatThread, markdown: str) -> list[Message]:
-    """Send the model's Markdown reply rendered for Telegram, split to fit."""
-    return [
-        await _send_piece(bot, place.chat_id, piece, message_thread_id=place.thread_id)
-        for piece in render_reply(markdown)
-    ]
+async def send_markdown(
+    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None = None
+) -> list[Message]:
+    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last."""
+    pieces = render_reply(markdown)
+    sent = []
+    for number, piece in enumerate(pieces, 1):
+        last = buttons if number == len(pieces) else None
+        kwargs = {"message_thread_id": place.thread_id, "reply_markup": last}
+        sent.append(await _send_piece(bot, place.chat_id, piece, **kwargs))
+    return sent
 
 
 def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -141,7 +151,9 @@ async def deliver_answer(
         *(notice_text(notice) for notice in result.notices),
     ]
     markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
-    await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown)
+    # Under a reply that drew on memories: a button that lists them (source_views).
+    buttons = markup(reply_buttons(result.cited_turn_id, result.memories_cited))
+    await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown, buttons)
     await send_notices(bot, place, result.changes)
 
 

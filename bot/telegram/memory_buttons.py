@@ -22,6 +22,8 @@ from bot.telegram.delivery import markup, send_view
 from bot.telegram.handlers import say
 from bot.telegram.memory_commands import page_view
 from bot.telegram.reading import place_of, query_of
+from bot.telegram.source_buttons import on_source_button
+from bot.telegram.source_views import is_source_press
 from bot.telegram.views import Button, View, without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
 
@@ -121,6 +123,9 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
 
 async def on_button(update: Update, context: BotContext) -> None:
     """Run the pressed button's action, or say the button no longer works."""
+    if is_source_press(query_of(update).data):  # a reply's sources (source_buttons)
+        await on_source_button(update, context)
+        return
     action = parse_callback(query_of(update).data)
     # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
     if action is None or update.effective_chat is None:

@@ -5,6 +5,7 @@ PastConversations protocol, which bot/conversations implements.
 """
 
 from memory.tools.base import (
+    FoundMemory,
     PastConversations,
     Tool,
     ToolContext,
@@ -17,6 +18,7 @@ from memory.tools.memory_tools import MEMORY_TOOLS
 
 __all__ = [
     "MEMORY_TOOLS",
+    "FoundMemory",
     "PastConversations",
     "Tool",
     "ToolContext",

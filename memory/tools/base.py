@@ -47,8 +47,20 @@ class PastConversations(Protocol):
 
 
 @dataclass(frozen=True)
+class FoundMemory:
+    """A memory a search found, as the model gets it to cite: its id, a title, its content."""
+
+    memory_id: str
+    title: str
+    content: str
+
+
+@dataclass(frozen=True)
 class ToolOutcome:
-    """What a tool call returns to the model, and what it changed or refused."""
+    """What a tool call returns to the model, and what it changed or refused.
+
+    found: the memories a search found, which follow content as results the model can cite.
+    """
 
     content: str
     is_error: bool = False
@@ -56,6 +68,7 @@ class ToolOutcome:
     refusal: MemoryFull | None = None
     # A memory proposed to the user (propose_memory): the bot asks with buttons.
     proposal: Proposal | None = None
+    found: tuple[FoundMemory, ...] = ()
 
 
 @dataclass(frozen=True)

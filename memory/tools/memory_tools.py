@@ -4,7 +4,7 @@ from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
 from memory.proposals import AskingBound
 from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
-from memory.tools.base import Tool, ToolContext, ToolOutcome
+from memory.tools.base import FoundMemory, Tool, ToolContext, ToolOutcome
 from memory.tools.proposal_texts import not_proposed, proposed
 from memory.tools.subjects import lacks_person, someone_elses
 from memory.tools.texts import (
@@ -16,6 +16,7 @@ from memory.tools.texts import (
     UPDATE_DESCRIPTION,
     forgot,
     found_memories,
+    found_title,
     found_turns,
     memory_full,
     needs_person,
@@ -94,7 +95,11 @@ async def search_memory(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
     """Find the owner's memories, in the block or archived, best first."""
     found: list[MemoryItem] = await ctx.store.search(ctx.owner_id, args.query, SEARCH_RESULTS)
     in_block = set((await ctx.store.block(ctx.owner_id)).memory_ids) if found else set()
-    return ToolOutcome(found_memories(args.query, found, in_block, ctx.zone))
+    results = tuple(
+        FoundMemory(item.id, found_title(item, item.id in in_block, ctx.zone), item.content)
+        for item in found
+    )
+    return ToolOutcome(found_memories(args.query, len(found)), found=results)
 
 
 async def search_conversations(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:

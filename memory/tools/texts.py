@@ -40,8 +40,8 @@ FORGET_DESCRIPTION = (
 SEARCH_MEMORY_DESCRIPTION = (
     "Search all memories, archived ones too. Call it before saying you don't know something "
     "about the user, and before adding when some are archived. Returns up to 10, best first, "
-    "each with its id, category, subject, content, last change date and whether it is in the "
-    "block."
+    "each a search result: its title has the id, category, subject, last change date and "
+    "whether it is in the block; its text is the content."
 )
 SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
@@ -132,22 +132,19 @@ def archived_note(change: MemoryChange) -> str:
     )
 
 
-def found_memories(
-    query: str, items: Sequence[MemoryItem], in_block: set[str], zone: tzinfo
-) -> str:
-    """List the memories a search found, with what the model needs to act on each."""
-    if not items:
+def found_memories(query: str, count: int) -> str:
+    """Say how many memories a search found; each follows as a search result to cite."""
+    if not count:
         return f"No memory matches {quoted(query)}. Do not guess; say you don't know."
-    lines = [f"{len(items)} memories match {quoted(query)}, best first:"]
-    for item in items:
-        subject = f", subject {quoted(item.subject)}" if item.subject else ""
-        where = "in the block" if item.id in in_block else "archived"
-        changed = item.updated_at.astimezone(zone).strftime("%Y-%m-%d")
-        lines.append(
-            f"- [id:{item.id}] {item.category.value}{subject}, changed {changed}, {where}: "
-            f"{quoted(item.content)}"
-        )
-    return "\n".join(lines)
+    return f"{count} memories match {quoted(query)}, best first:"
+
+
+def found_title(item: MemoryItem, in_block: bool, zone: tzinfo) -> str:
+    """Title a memory a search found with what the model needs to act on it, its id first."""
+    subject = f", subject {quoted(item.subject)}" if item.subject else ""
+    where = "in the block" if in_block else "archived"
+    changed = item.updated_at.astimezone(zone).strftime("%Y-%m-%d")
+    return f"[id:{item.id}] {item.category.value}{subject}, changed {changed}, {where}"
 
 
 def found_turns(query: str, hits: Sequence, zone: tzinfo) -> str:

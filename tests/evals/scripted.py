@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.agent.compaction import SUMMARY_INSTRUCTIONS
+from bot.conversations.content import result_text
 from evals.judge import JUDGE_SYSTEM
 from tests.fakes.anthropic_server import Reply, text, tool_use
 
@@ -24,7 +25,7 @@ def newest(body: Body) -> tuple[str, str]:
     blocks = body["messages"][-1]["content"]
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if results:
-        return "result", "\n".join(str(b.get("content", "")) for b in results)
+        return "result", "\n".join(result_text(b.get("content", "")) for b in results)
     said = "\n".join(b["text"] for b in blocks if b.get("type") == "text")
     return "user", said.split("\n", 1)[-1]
 
@@ -34,7 +35,8 @@ def all_text(body: Body) -> str:
     parts = []
     for message in body["messages"]:
         for block in message["content"]:
-            parts.append(str(block.get("text") or block.get("content") or ""))
+            content = block.get("content")
+            parts.append(str(block.get("text") or (content and result_text(content)) or ""))
     return "\n".join(parts)
 
 

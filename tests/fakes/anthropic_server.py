@@ -23,6 +23,13 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from tests.fakes.anthropic_citations import (
+    CitationError,
+    Part,
+    citing_blocks,
+    validate_search_results,
+    without_citations,
+)
 from tests.fakes.anthropic_media import (
     MAX_REQUEST_BYTES,
     MediaError,
@@ -178,6 +185,14 @@ def tool_uses(
     return Reply(blocks, "tool_use")
 
 
+def citing(*parts: Part, stop_reason: str = "end_turn") -> Callable[[dict[str, Any]], Reply]:
+    """Reply with text whose (text, source) parts cite the request's search results by source.
+
+    The citations are made from the request, as the API makes them (anthropic_citations).
+    """
+    return lambda body: Reply(citing_blocks(body, parts), stop_reason)
+
+
 def error(status: int, type: str, message: str) -> ErrorReply:
     """Answer with an API error, e.g. error(529, "overloaded_error", "Overloaded")."""
     return ErrorReply(status, type, message)
@@ -250,6 +265,10 @@ def validate(body: dict[str, Any], *, count_tokens: bool = False) -> None:
     for i, message in enumerate(merged):
         _validate_blocks(f"messages.{i}", _blocks(message))
     _validate_tool_pairing(merged)
+    try:
+        validate_search_results(merged)
+    except CitationError as exc:
+        raise InvalidRequest(str(exc)) from None
     last = _blocks(merged[-1])
     if merged[-1]["role"] == "assistant" and last[-1].get("type") == "text":
         if last[-1]["text"] != last[-1]["text"].rstrip():
@@ -699,7 +718,7 @@ class FakeAnthropic:
         # The web tools' results are read by the model, not written: the API bills them as
         # input of the call that ran them.
         written = [b for b in content if b.get("type") not in RESULT_TYPES]
-        output_tokens = max(1, len(json.dumps(written)) // 4)
+        output_tokens = max(1, len(json.dumps(without_citations(written))) // 4)
         usage = self._token_usage(request, output_tokens)
         if any(block.get("type") == "server_tool_use" for block in content):
             results = [b for b in content if b.get("type") in RESULT_TYPES]

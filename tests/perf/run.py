@@ -29,6 +29,7 @@ from tests.perf import (
     bench_process,
     bench_prompt,
     bench_reminders,
+    bench_sources,
     bench_sql,
     bench_streaming,
     bench_tidy,
@@ -56,6 +57,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "voice": bench_voice.run,
     "tidy": bench_tidy.run,
     "web": bench_web.run,
+    "sources": bench_sources.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}

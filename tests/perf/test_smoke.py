@@ -45,6 +45,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers():
     assert len(figures["voice"]) == 2
     assert len(figures["tidy"]) == len(config.memories)
     assert len(figures["web"]) == 1
+    assert len(figures["sources"]) == 1
     assert_well_formed(rows)
     assert len(markdown_table(rows).splitlines()) == len(rows) + 2
     assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2
