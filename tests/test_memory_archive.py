@@ -24,6 +24,7 @@ TOOL_NAMES = [
     "forget_memory",
     "search_memory",
     "search_conversations",
+    "propose_memory",
 ]
 
 
