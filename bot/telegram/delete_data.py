@@ -8,18 +8,17 @@ starts, and the next one starts afresh after it, so none writes into what was de
 import logging
 import time
 
-from telegram import ChatMember, MaybeInaccessibleMessage, Message, Update
-from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest, TelegramError
+from telegram import ChatMember, Update
+from telegram.constants import ChatType
+from telegram.error import TelegramError
 
 from bot.telegram import delete_texts as texts
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import markup, send_view
+from bot.telegram.delivery import send_view, show_in_place
 from bot.telegram.handlers import say
 from bot.telegram.memory_commands import export_memories
 from bot.telegram.memory_texts import STALE_BUTTON
 from bot.telegram.reading import chat_of, place_of, query_of
-from bot.telegram.views import View
 
 logger = logging.getLogger(__name__)
 
@@ -61,32 +60,12 @@ async def delete_my_data(update: Update, context: BotContext) -> None:
     await send_view(context.bot, place_of(update), view)
 
 
-def _editable(message: MaybeInaccessibleMessage | None) -> Message | None:
-    """Return the pressed button's message if the bot may still edit it."""
-    return message if isinstance(message, Message) and message.is_accessible else None
-
-
-async def _show(update: Update, context: BotContext, view: View) -> None:
-    """Replace the question with a view (its buttons go), or send the view anew."""
-    message = _editable(query_of(update).message)
-    if message is None:
-        await send_view(context.bot, place_of(update), view)
-        return
-    try:
-        await message.edit_text(
-            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
-
-
 async def _refusal(update: Update, context: BotContext, answer: texts.Answer) -> str | None:
     """Return why this press may not delete or cancel, or None if it may."""
     if query_of(update).from_user.id != answer.asker:
         return texts.NOT_ASKER_ALERT
     if not 0 <= time.time() - answer.asked_at <= QUESTION_SECONDS:
-        await _show(update, context, texts.EXPIRED)
+        await show_in_place(update, context.bot, texts.EXPIRED)
         return texts.EXPIRED_ALERT
     if answer.choice is texts.Choice.CONFIRM and in_group(update):
         if not await is_admin(context, chat_of(update).id, answer.asker):
@@ -110,7 +89,7 @@ async def on_delete_button(update: Update, context: BotContext) -> None:
         return
     if answer.choice is texts.Choice.CANCEL:
         await query.answer()
-        await _show(update, context, texts.CANCELLED)
+        await show_in_place(update, context.bot, texts.CANCELLED)
         return
     erased = await context.services.eraser.erase(owner_id(update))
     if erased.held.empty and not erased.files:
@@ -118,4 +97,4 @@ async def on_delete_button(update: Update, context: BotContext) -> None:
         return
     logger.info("deleted everything kept for owner %s", owner_id(update))
     await query.answer()
-    await _show(update, context, texts.deleted(erased, in_group(update)))
+    await show_in_place(update, context.bot, texts.deleted(erased, in_group(update)))

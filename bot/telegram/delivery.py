@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from anthropic import APIError, APIStatusError
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated
 
@@ -23,6 +23,7 @@ from bot.telegram.drafts import Drafts
 from bot.telegram.file_texts import notice_text
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.processing import lanes
+from bot.telegram.reading import place_of, query_of
 from bot.telegram.source_views import reply_buttons
 from bot.telegram.typing_indicator import typing_indicator
 from bot.telegram.views import Button, View, change_notices
@@ -90,6 +91,22 @@ async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
     await send_html(
         bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
     )
+
+
+async def show_in_place(update: Update, bot: Bot, view: View) -> None:
+    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
+    message = query_of(update).message
+    if not isinstance(message, Message) or not message.is_accessible:
+        await send_view(bot, place_of(update), view)
+        return
+    try:
+        await message.edit_text(
+            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
+        )
+    except BadRequest as error:
+        # A second press that changes nothing is fine; anything else is a real failure.
+        if "not modified" not in str(error).lower():
+            raise
 
 
 AnswerCall = Callable[[Progress | None], Awaitable[Answer]]

@@ -3,8 +3,6 @@
 from typing import TypeGuard
 
 from telegram import MaybeInaccessibleMessage, Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
 
 from bot.telegram import memory_texts as texts
 from bot.telegram.callbacks import (
@@ -18,7 +16,7 @@ from bot.telegram.callbacks import (
 )
 from bot.telegram.consent_buttons import proposal_button
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import markup, send_view
+from bot.telegram.delivery import show_in_place
 from bot.telegram.handlers import say
 from bot.telegram.memory_commands import page_view
 from bot.telegram.reading import place_of, query_of
@@ -42,26 +40,10 @@ def _editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
     return isinstance(message, Message) and message.is_accessible
 
 
-async def _edit(update: Update, context: BotContext, view: View) -> None:
-    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
-    message = query_of(update).message
-    if not _editable(message):
-        await send_view(context.bot, place_of(update), view)
-        return
-    try:
-        await message.edit_text(
-            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        # A second press that changes nothing is fine; anything else is a real failure.
-        if "not modified" not in str(error).lower():
-            raise
-
-
 async def show_page(update: Update, context: BotContext, action: ShowPage) -> None:
     """Show another page of the memory list in the same message."""
     await query_of(update).answer()
-    await _edit(update, context, await page_view(update, context, action.page))
+    await show_in_place(update, context.bot, await page_view(update, context, action.page))
 
 
 async def delete_button(update: Update, context: BotContext, action: DeleteFromPage) -> None:
@@ -74,7 +56,7 @@ async def delete_button(update: Update, context: BotContext, action: DeleteFromP
     else:
         await query.answer()
         await say(update, context, texts.deleted(item))
-    await _edit(update, context, await page_view(update, context, action.page))
+    await show_in_place(update, context.bot, await page_view(update, context, action.page))
 
 
 async def pin_button(update: Update, context: BotContext, action: PinFromPage) -> None:
@@ -87,7 +69,7 @@ async def pin_button(update: Update, context: BotContext, action: PinFromPage) -
         await query.answer(texts.MEMORY_GONE, show_alert=True)
     else:
         await query.answer(texts.PINNED_ALERT if item.pinned else texts.UNPINNED_ALERT)
-    await _edit(update, context, await page_view(update, context, action.page))
+    await show_in_place(update, context.bot, await page_view(update, context, action.page))
 
 
 async def clear_answer(update: Update, context: BotContext, action: AnswerClear) -> None:
@@ -95,9 +77,9 @@ async def clear_answer(update: Update, context: BotContext, action: AnswerClear)
     await query_of(update).answer()
     if action.confirmed:
         count = await context.services.memory_control.clear(owner_id(update))
-        await _edit(update, context, View(texts.cleared(count)))
+        await show_in_place(update, context.bot, View(texts.cleared(count)))
     else:
-        await _edit(update, context, View(texts.CLEAR_CANCELLED))
+        await show_in_place(update, context.bot, View(texts.CLEAR_CANCELLED))
 
 
 async def undo_button(update: Update, context: BotContext, action: Undo) -> None:
@@ -151,7 +133,7 @@ async def _drop_pressed_button(update: Update, context: BotContext) -> None:
     query = query_of(update)
     if _editable(query.message) and query.data is not None:
         rows = without_button(buttons_of(query.message), query.data)
-        await _edit(update, context, View(query.message.text_html, rows))
+        await show_in_place(update, context.bot, View(query.message.text_html, rows))
 
 
 async def stale_button(update: Update, context: BotContext) -> None:

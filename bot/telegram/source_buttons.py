@@ -4,13 +4,11 @@ Forget and Pin take the paths of /memory's own buttons (MemoryControl.delete and
 press is checked against the stored turn: it must be the owner's, and the memory one it cited.
 """
 
-from telegram import Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
+from telegram import Update
 
 from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import markup, send_view
+from bot.telegram.delivery import send_view, show_in_place
 from bot.telegram.handlers import say
 from bot.telegram.reading import place_of, query_of
 from bot.telegram.source_views import (
@@ -43,22 +41,6 @@ async def _list(update: Update, context: BotContext, turn_id: int, cited: list[s
     return sources_list(turn_id, items, context.services.settings.zone)
 
 
-async def _refresh(update: Update, context: BotContext, view: View) -> None:
-    """Show the list again in the pressed button's message (anew if it is out of reach)."""
-    message = query_of(update).message
-    if not isinstance(message, Message) or not message.is_accessible:
-        await send_view(context.bot, place_of(update), view)
-        return
-    try:
-        await message.edit_text(
-            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        # A second press that changes nothing is fine; anything else is a real failure.
-        if "not modified" not in str(error).lower():
-            raise
-
-
 async def show_sources(update: Update, context: BotContext, action: ShowSources) -> None:
     """Send the list of the memories a reply drew on, as a message of its own."""
     cited = await _cited(update, context, action.turn_id)
@@ -84,7 +66,7 @@ async def forget_source(update: Update, context: BotContext, action: ForgetSourc
     else:
         await query.answer()
         await say(update, context, texts.deleted(item))
-    await _refresh(update, context, await _list(update, context, action.turn_id, cited))
+    await show_in_place(update, context.bot, await _list(update, context, action.turn_id, cited))
 
 
 async def pin_source(update: Update, context: BotContext, action: PinSource) -> None:
@@ -101,7 +83,7 @@ async def pin_source(update: Update, context: BotContext, action: PinSource) -> 
         await query.answer(texts.MEMORY_GONE, show_alert=True)
     else:
         await query.answer(texts.PINNED_ALERT if item.pinned else texts.UNPINNED_ALERT)
-    await _refresh(update, context, await _list(update, context, action.turn_id, cited))
+    await show_in_place(update, context.bot, await _list(update, context, action.turn_id, cited))
 
 
 async def on_source_button(update: Update, context: BotContext) -> None:

@@ -1,12 +1,10 @@
 """The buttons of a plan: skip a line, Apply (or Import), Cancel; then Undo all and Redo all."""
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
 
 from bot.telegram import tidy_texts as texts
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import markup, send_view
+from bot.telegram.delivery import send_view, show_in_place
 from bot.telegram.memory_buttons import stale_button
 from bot.telegram.reading import place_of, query_of
 from bot.telegram.tidy_callbacks import PlanAction, PlanTap, parse_plan
@@ -21,34 +19,21 @@ from memory.batch_values import (
 )
 
 
-async def _edit(update: Update, context: BotContext, view: View) -> None:
-    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
-    message = query_of(update).message
-    if not isinstance(message, Message) or not message.is_accessible:
-        await send_view(context.bot, place_of(update), view)
-        return
-    try:
-        await message.edit_text(
-            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
-
-
 async def _skip(update: Update, context: BotContext, action: PlanAction) -> None:
     """Skip a line of the plan, or take it back in."""
     batches = context.services.tidy.batches
     proposal = await batches.toggle(owner_id(update), action.batch_id, action.line or 0)
     await query_of(update).answer()
-    await _edit(update, context, plan_view(proposal))
+    await show_in_place(update, context.bot, plan_view(proposal))
 
 
 async def _cancel(update: Update, context: BotContext, action: PlanAction) -> None:
     """Drop the plan; nothing changes."""
     proposal = await context.services.tidy.batches.cancel(owner_id(update), action.batch_id)
     await query_of(update).answer()
-    await _edit(update, context, decided_view(proposal, texts.CANCELLED, undoable=False))
+    await show_in_place(
+        update, context.bot, decided_view(proposal, texts.CANCELLED, undoable=False)
+    )
 
 
 async def _apply(update: Update, context: BotContext, action: PlanAction) -> None:
@@ -65,11 +50,13 @@ async def _apply(update: Update, context: BotContext, action: PlanAction) -> Non
         proposal = await batches.cancel(owner, action.batch_id)
         await query.answer()
         outcome = text or texts.CHANGED_SINCE
-        await _edit(update, context, decided_view(proposal, outcome, undoable=False))
+        await show_in_place(update, context.bot, decided_view(proposal, outcome, undoable=False))
         return
     await context.services.conversations.refresh_memory_block(owner)
     await query.answer()
-    await _edit(update, context, decided_view(proposal, texts.applied(proposal), undoable=True))
+    await show_in_place(
+        update, context.bot, decided_view(proposal, texts.applied(proposal), undoable=True)
+    )
 
 
 async def _revert(update: Update, context: BotContext, action: PlanAction) -> None:
@@ -86,7 +73,7 @@ async def _revert(update: Update, context: BotContext, action: PlanAction) -> No
     await query.answer()
     message = query.message
     if isinstance(message, Message) and message.is_accessible:
-        await _edit(update, context, View(message.text_html))
+        await show_in_place(update, context.bot, View(message.text_html))
     await send_view(context.bot, place_of(update), reverted_view(result, redo))
 
 
