@@ -2,7 +2,8 @@
 
 The model never does time arithmetic. It passes a local wall time without offset
 ("2026-11-27T09:00") or an ISO 8601 duration ("PT20M"), and optionally an RFC 5545 repeat rule;
-this module resolves them in the owner's IANA zone. Repeats keep their local wall time across
+this module resolves them in the owner's IANA zone (rules.py reads and expands repeat rules,
+with a bound on every step). Repeats keep their local wall time across
 daylight-saving changes (occurrences are computed as wall times, then placed in the zone);
 durations are added in UTC. A wall time that does not exist (the spring-forward gap) fires
 after the gap, shifted by its length, as RFC 5545 says; an ambiguous one (the autumn overlap)
@@ -10,14 +11,17 @@ fires once, at its first occurrence.
 """
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from dateutil.rrule import rrule, rrulestr
+from bot.reminders import expansion, rules
+from bot.reminders.rules import MAX_COUNT
+from bot.reminders.rules import TimingError as TimingError
 
-# A repeat rule may not run past this many occurrences (COUNT) or this far ahead (UNTIL).
-MAX_COUNT = 1000
+# A reminder may not fire further ahead than this, nor start or end outside MIN_YEAR..now + 10.
 MAX_AHEAD = timedelta(days=366 * 10)
+MAX_YEARS_AHEAD = 10
 # How far ahead a duration may reach: "in 20 minutes" to "in 400 days".
 MAX_DURATION = timedelta(days=400)
 _DURATION = re.compile(
@@ -25,17 +29,10 @@ _DURATION = re.compile(
     r"(?:T(?:(?P<hours>\d{1,6})H)?(?:(?P<minutes>\d{1,7})M)?(?:(?P<seconds>\d{1,9})S)?)?",
     re.ASCII,
 )
-# The start's wall time sets the time of day; a rule may not set its own or repeat within a day.
-_FORBIDDEN_PARTS = {"BYHOUR", "BYMINUTE", "BYSECOND", "DTSTART", "BYYEARDAY", "BYWEEKNO"}
-_FREQUENCIES = {"DAILY", "WEEKLY", "MONTHLY", "YEARLY"}
 _WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTH_NAMES = (
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 )  # fmt: skip
-
-
-class TimingError(ValueError):
-    """A time the model gave that cannot be scheduled; its message says what to do instead."""
 
 
 @dataclass(frozen=True)
@@ -63,40 +60,58 @@ class Schedule:
     # The exact first instant when a duration gave it (its wall time may fall in an overlap).
     start_at: datetime | None = None
 
-    def occurrences(self) -> rrule | None:
-        """Return the rule's wall times from the start, or None for a one-off."""
-        if self.rule is None:
-            return None
-        parsed = rrulestr(self.rule, dtstart=self.start)
-        assert isinstance(parsed, rrule)  # parse_rule refused anything else
-        if self.until is not None:
-            return parsed.replace(until=self.until)
-        return parsed if self.count is None else parsed.replace(count=self.count)
+    def _wall_times(self, after: datetime | None = None) -> Iterator[datetime]:
+        """Yield the rule's wall times from the start (after `after`), bounded in steps."""
+        assert self.rule is not None
+        rule = rules.read(self.rule).limited(self.until, self.count)
+        return expansion.expand(rule, self.start, after)
 
     def first(self) -> Occurrence:
         """Return the first occurrence, at or after the start."""
         if self.start_at is not None:
             return Occurrence(local=self.start, at=self.start_at)
-        rule = self.occurrences()
-        local = self.start if rule is None else rule.after(self.start, inc=True)
+        if self.rule is None:
+            return place(self.start, self.zone)
+        local = next(self._wall_times(), None)
         if local is None:
-            raise TimingError("that repeat rule has no occurrence: check COUNT and UNTIL")
+            raise TimingError(
+                "that repeat rule has no date within ten years of its start (30 February never "
+                "comes): check BYMONTH, BYMONTHDAY, BYDAY, BYSETPOS, COUNT and UNTIL"
+            )
         return place(local, self.zone)
 
     def next_after(self, instant: datetime) -> Occurrence | None:
         """Return the first occurrence strictly after an instant, or None when none is left."""
-        rule = self.occurrences()
-        if rule is None:
+        if self.rule is None:
             first = self.first()
             return first if first.at > instant else None
         # Wall times of the zone can run an hour apart from the instant's: start a day early.
         after = instant.astimezone(self.zone).replace(tzinfo=None) - timedelta(days=1)
-        while (local := rule.after(after)) is not None:
-            occurrence = self.first() if local == self.start else place(local, self.zone)
+        for local in self._wall_times(after):
+            if local == self.start and self.start_at is not None:
+                occurrence = Occurrence(local=self.start, at=self.start_at)
+            else:
+                occurrence = place(local, self.zone)
             if occurrence.at > instant:
                 return occurrence
-            after = local
         return None
+
+    def upcoming(self, now: datetime) -> Occurrence | None:
+        """Return the first occurrence after now: the start, or the next repeat after it."""
+        first = self.first()
+        return first if first.at > now else self.next_after(now)
+
+    def occurrence_at(self, instant: datetime) -> Occurrence:
+        """Return the occurrence that fires at an instant (a moved one is placed as it is)."""
+        if self.rule is None and self.start_at is None:
+            first = place(self.start, self.zone)
+            if first.at == instant:
+                return first
+        elif self.rule is not None:
+            found = self.next_after(instant - timedelta(seconds=1))
+            if found is not None and found.at == instant:
+                return found
+        return place(instant.astimezone(self.zone).replace(tzinfo=None), self.zone)
 
 
 def place(local: datetime, zone: tzinfo) -> Occurrence:
@@ -156,29 +171,10 @@ def parse_duration(text: str) -> timedelta:
     return amount
 
 
-def parse_rule(text: str, start: datetime) -> str:
+def parse_rule(text: str) -> str:
     """Check an RFC 5545 repeat rule (daily or coarser) and return it in its plain form."""
     body = text.strip().removeprefix("RRULE:").strip().upper()
-    parts = dict(part.split("=", 1) for part in body.split(";") if "=" in part)
-    if not body or not parts or "FREQ" not in parts:
-        raise TimingError(f"{text!r} is not a repeat rule: use RFC 5545 like FREQ=WEEKLY;BYDAY=MO")
-    if forbidden := sorted(_FORBIDDEN_PARTS & parts.keys()):
-        raise TimingError(
-            f"a repeat rule may not use {', '.join(forbidden)}: the time of day comes from the "
-            "start, and reminders repeat at most daily"
-        )
-    try:
-        parsed = rrulestr(body, dtstart=start)
-    except (ValueError, TypeError) as error:
-        raise TimingError(f"{text!r} is not a valid repeat rule ({error})") from None
-    if not isinstance(parsed, rrule):
-        raise TimingError("give one RRULE, without RDATE or EXRULE")
-    if parts["FREQ"] not in _FREQUENCIES:
-        raise TimingError("reminders repeat at most daily: FREQ must be DAILY or coarser")
-    if "COUNT" in parts and "UNTIL" in parts:
-        raise TimingError("give COUNT or UNTIL, not both")
-    if "COUNT" in parts and not 1 <= int(parts["COUNT"]) <= MAX_COUNT:
-        raise TimingError(f"COUNT must be 1 to {MAX_COUNT}")
+    rules.read(body)
     return body
 
 
@@ -197,21 +193,38 @@ def resolve(
         raise TimingError("give exactly one of at_local (a wall time) or in_duration (PT20M)")
     due: datetime | None = None
     if at_local is not None:
-        start = parse_local(at_local)
+        start = _in_years(parse_local(at_local), now, "the time")
     else:
         due = (now + parse_duration(in_duration or "")).astimezone(UTC).replace(microsecond=0)
         start = due.astimezone(zone).replace(tzinfo=None)
-    last = parse_until(until) if until is not None else None
+    last = _in_years(parse_until(until), now, "until") if until is not None else None
     if count is not None and not 1 <= count <= MAX_COUNT:
         raise TimingError(f"count must be 1 to {MAX_COUNT}")
     if (last is not None or count is not None) and rule is None:
         raise TimingError("until and count only go with a repeat rule (rrule)")
     if last is not None and count is not None:
         raise TimingError("give until or count, not both")
-    body = parse_rule(rule, start) if rule is not None else None
+    body = parse_rule(rule) if rule is not None else None
+    if body is not None:
+        own = rules.read(body)
+        if (own.until or own.count) and (last is not None or count is not None):
+            raise TimingError("give the end once: COUNT or UNTIL in the rule, or count or until")
+        if own.until is not None:
+            _in_years(own.until, now, "UNTIL")
     schedule = Schedule(zone, start, rule=body, until=last, count=count, start_at=due)
     _check_ahead(schedule, now)
     return schedule
+
+
+def _in_years(local: datetime, now: datetime, what: str) -> datetime:
+    """Refuse a wall time outside the years reminders are set in (1970 to ten years ahead)."""
+    latest = now.year + MAX_YEARS_AHEAD
+    if not expansion.MIN_YEAR <= local.year <= latest:
+        raise TimingError(
+            f"{what} is in the year {local.year}: reminders are set between {expansion.MIN_YEAR} "
+            f"and {latest} (at most ten years ahead); ask the user for a nearer date"
+        )
+    return local
 
 
 def _check_ahead(schedule: Schedule, now: datetime) -> None:
@@ -224,7 +237,10 @@ def _check_ahead(schedule: Schedule, now: datetime) -> None:
         )
     upcoming = schedule.next_after(now) if first.at <= now else first
     if upcoming is None:
-        raise TimingError("every occurrence of that rule is in the past: check UNTIL and COUNT")
+        raise TimingError(
+            "every occurrence of that rule is in the past, or more than ten years ahead: check "
+            "UNTIL, COUNT and the days the rule names"
+        )
     if upcoming.at - now > MAX_AHEAD:
         raise TimingError("that is more than ten years ahead: give a nearer time")
 
