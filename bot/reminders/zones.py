@@ -3,10 +3,19 @@
 import functools
 import zoneinfo
 
-# Region prefixes of real places; the rest of the database (Etc/GMT+5, US/Eastern, SystemV/…)
+# Region prefixes of real places; the rest of the database (Etc/GMT+5, US/Eastern, Japan)
 # is reachable only by its full name.
 _REGIONS = ("Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe",
             "Indian", "Pacific")  # fmt: skip
+# Full names with a folder that stand for places (old country folders) or for UTC itself.
+_FOLDERS = (*_REGIONS, "Arctic", "Brazil", "Canada", "Chile", "Etc", "Mexico", "US")
+# Names zoneinfo accepts that are no person's zone: the server's own zone (never used for a
+# user), tzdata's placeholder "-00", and POSIX-style rule names a person would take for their
+# own (EST has no summer time; New York's does). A city or a region name says it instead.
+_NOT_PLACES = frozenset({
+    "localtime", "factory", "posixrules", "est", "mst", "hst", "cet", "eet",
+    "met", "wet", "est5edt", "cst6cdt", "mst7mdt", "pst8pdt",
+})  # fmt: skip
 
 
 @functools.cache
@@ -22,8 +31,12 @@ def _by_city() -> dict[str, str]:
 
 @functools.cache
 def _by_lower_name() -> dict[str, str]:
-    """Map every zone's full name in lower case to the name itself."""
-    return {name.lower(): name for name in zoneinfo.available_timezones()}
+    """Map every zone name that stands for a place (or UTC), in lower case, to the name."""
+    return {
+        name.lower(): name
+        for name in zoneinfo.available_timezones()
+        if (name.split("/", 1)[0] in _FOLDERS if "/" in name else name.lower() not in _NOT_PLACES)
+    }
 
 
 def find_zone(text: str) -> zoneinfo.ZoneInfo | None:

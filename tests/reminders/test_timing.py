@@ -178,7 +178,8 @@ def test_durations_read_as_iso_8601():
     ("Berlin", "Europe/Berlin"), ("europe/berlin", "Europe/Berlin"),
     ("Europe/Berlin", "Europe/Berlin"), ("new york", "America/New_York"),
     ("New_York", "America/New_York"), ("sydney", "Australia/Sydney"),
-    ("UTC", "UTC"), ("  Tokyo ", "Asia/Tokyo"),
+    ("UTC", "UTC"), ("  Tokyo ", "Asia/Tokyo"), ("GMT", "UTC"), ("Etc/GMT+5", "Etc/GMT+5"),
+    ("etc/utc", "Etc/UTC"), ("US/Eastern", "US/Eastern"), ("Japan", "Japan"),
 ])  # fmt: skip
 def test_zones_by_name_or_city(said, zone):
     found = find_zone(said)
@@ -187,4 +188,13 @@ def test_zones_by_name_or_city(said, zone):
 
 @pytest.mark.parametrize("said", ["Atlantis", "", "x" * 100, "../../etc/passwd", "Berlin, Germany"])
 def test_unknown_zones(said):
+    assert find_zone(said) is None
+
+
+@pytest.mark.parametrize("said", [
+    "localtime", "Factory", "posixrules", "EST", "EST5EDT", "pst8pdt", "CET", "MET", "HST",
+])  # fmt: skip
+def test_zones_that_are_no_persons_place_are_refused(said):
+    # zoneinfo accepts them all: the server's own zone, tzdata's "-00" placeholder, and rule
+    # names a person would take for theirs (EST has no summer time).
     assert find_zone(said) is None
