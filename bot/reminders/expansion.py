@@ -6,7 +6,9 @@ however old its stored row, holds the event loop for more than milliseconds. Mon
 hold a date of the rule (BYMONTH leaves them out, or no BYMONTHDAY fits) are skipped whole.
 """
 
+import bisect
 import calendar
+import functools
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
 
@@ -26,9 +28,24 @@ def expand(rule: Rule, start: datetime, after: datetime | None = None) -> Iterat
     for year in (start.year, rule.until.year if rule.until else start.year):
         if not MIN_YEAR <= year <= MAX_YEAR:
             raise TimingError(f"a repeat must start and end between {MIN_YEAR} and {MAX_YEAR}")
+    if rule.count is None:
+        return _walk(rule, start, after)
+    # A counted rule is counted from its start: work out its dates once, then look them up.
+    dates = _counted(rule, start)
+    return iter(dates[bisect.bisect_right(dates, after) if after is not None else 0 :])
+
+
+@functools.lru_cache(maxsize=256)
+def _counted(rule: Rule, start: datetime) -> tuple[datetime, ...]:
+    """Return every date of a rule with COUNT (at most MAX_COUNT of them)."""
+    return tuple(_walk(rule, start, None))
+
+
+def _walk(rule: Rule, start: datetime, after: datetime | None) -> Iterator[datetime]:
+    """Walk the rule's periods from start (from after's period when there is no COUNT)."""
     periods = _Periods(rule, start)
     # Without COUNT the dates before `after` need not be counted: begin at its period.
-    k = periods.index_of(after.date()) if after is not None and rule.count is None else 0
+    k = periods.index_of(after.date()) if after is not None else 0
     left = rule.count
     reference = max(start.date(), after.date()) if after is not None else start.date()
     last_day = rule.until.date() if rule.until is not None else date.max
@@ -117,6 +134,8 @@ class _Periods:
             kept = [
                 d.toordinal() for d in days if self._month_fits(d.year, d.month) and self._keeps(d)
             ]
+        elif self.in_year and self.by_day:
+            kept = self._year(first.year)
         else:
             kept = [
                 d for m in sorted(self.months or range(1, 13)) for d in self._month(first.year, m)
@@ -143,50 +162,71 @@ class _Periods:
             return []
         length = _length(year, month)
         first = date(year, month, 1).toordinal()
-        numbers = self._aligned(first, length)
-        self._step(len(numbers))
-        weekday = (first - 1) % 7  # ordinal 1 was a Monday
-        if not self.month_days and not self.rule.nth_weekdays:
-            # The common rules, fast: every day, or certain weekdays.
-            wanted = self.weekdays
-            return [first + n - 1 for n in numbers if not wanted or (weekday + n - 1) % 7 in wanted]
-        yday = first - date(year, 1, 1).toordinal()
-        year_length = 366 if calendar.isleap(year) else 365
+        aligned = self._aligned(first, length)
+        # Only the days BYDAY or BYMONTHDAY name can be kept: work those out, look at no other.
+        if self.by_day:
+            numbers: Sequence[int] = [o - first + 1 for o in self._by_weekday(first, length)]
+        elif self.month_days:
+            numbers = sorted({n if n > 0 else length + n + 1 for n in self.month_days})
+        else:
+            numbers = aligned if isinstance(aligned, range) else sorted(aligned)
+        self._step(len(numbers) + 1)
+        days = self.month_days
         return [
             first + n - 1
             for n in numbers
-            if self._keeps_day(n, (weekday + n - 1) % 7, length, yday + n, year_length)
+            if 1 <= n <= length
+            and n in aligned
+            and (not days or n in days or n - length - 1 in days)
         ]
 
-    def _aligned(self, first: int, length: int) -> Sequence[int]:
+    def _year(self, year: int) -> list[int]:
+        """Return the ordinals of a year's dates a yearly rule with BYDAY and no BYMONTH keeps."""
+        first = date(year, 1, 1).toordinal()
+        named = self._by_weekday(first, 366 if calendar.isleap(year) else 365)
+        self._step(len(named) + 1)
+        if not self.month_days:
+            return named
+        kept = []
+        for ordinal in named:
+            day = date.fromordinal(ordinal)
+            length = _length(day.year, day.month)
+            if day.day in self.month_days or day.day - length - 1 in self.month_days:
+                kept.append(ordinal)
+        return kept
+
+    def _by_weekday(self, first: int, length: int) -> list[int]:
+        """Return the ordinals from first on (length days) that BYDAY names, in order."""
+        last = first + length - 1
+        # Ordinal 1 was a Monday, so an ordinal's weekday is (ordinal - 1) % 7.
+        found = {
+            ordinal
+            for weekday in self.weekdays
+            for ordinal in range(first + (weekday - (first - 1)) % 7, last + 1, 7)
+        }
+        for weekday, n in self.rule.nth_weekdays:
+            if n > 0:
+                ordinal = first + (weekday - (first - 1)) % 7 + 7 * (n - 1)
+            else:
+                ordinal = last - ((last - 1) - weekday) % 7 + 7 * (n + 1)
+            if first <= ordinal <= last:
+                found.add(ordinal)
+        return sorted(found)
+
+    def _aligned(self, first: int, length: int) -> range | set[int]:
         """Return the days of a month (its first day's ordinal) that INTERVAL lets fire."""
         interval, freq = self.rule.interval, self.rule.freq
         if freq == "DAILY":
             return range(1 + (self.start.toordinal() - first) % interval, length + 1, interval)
         if freq == "WEEKLY" and interval > 1:
             week = self.week.toordinal()
-            return [n for n in range(1, length + 1) if (first + n - 1 - week) // 7 % interval == 0]
+            return {n for n in range(1, length + 1) if (first + n - 1 - week) // 7 % interval == 0}
         return range(1, length + 1)
 
     def _keeps(self, day: date) -> bool:
-        """Tell whether the rule keeps a day of a daily or weekly period."""
+        """Tell whether a weekly rule with BYSETPOS keeps a day of its week."""
         self._step(1)
-        yday = day.timetuple().tm_yday
-        year_length = 366 if calendar.isleap(day.year) else 365
-        length = _length(day.year, day.month)
-        return self._keeps_day(day.day, day.weekday(), length, yday, year_length)
-
-    def _keeps_day(self, n: int, weekday: int, length: int, yday: int, year_length: int) -> bool:
-        """Tell whether day n of a month fits BYMONTHDAY and BYDAY (its month is checked)."""
-        days = self.month_days
-        if days and n not in days and n - length - 1 not in days:
-            return False
-        if not self.by_day or weekday in self.weekdays:
-            return True
-        place, span = (yday, year_length) if self.in_year else (n, length)
-        nth = self.rule.nth_weekdays
-        from_end = -((span - place) // 7 + 1)
-        return (weekday, (place - 1) // 7 + 1) in nth or (weekday, from_end) in nth
+        return not self.by_day or day.weekday() in self.weekdays
 
 
 def _length(year: int, month: int) -> int:

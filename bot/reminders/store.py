@@ -48,9 +48,10 @@ class ReminderStore:
                 row.zone, row.updated_at = zone, utcnow()
 
     async def create(
-        self, place: Place, text: str, schedule: Schedule, *, check_in: bool, limit: int
-    ) -> ReminderRecord:
-        """Store a new reminder; raise ReminderLimit when the owner has too many."""
+        self, place: Place, text: str, schedule: Schedule, *, check_in: bool, limit: int,
+        first_at: datetime | None = None,
+    ) -> ReminderRecord:  # fmt: skip
+        """Store a new reminder (due at first_at, else its first occurrence); mind the limit."""
         async with self._sessionmaker.begin() as session:
             active = await self._count_active(session, place.owner_id)
             if active >= limit:
@@ -60,7 +61,7 @@ class ReminderStore:
                 text=text, check_in=check_in, zone=str(schedule.zone),
                 start_local=schedule.start, start_at=schedule.start_at, rule=schedule.rule,
                 until_local=schedule.until, count=schedule.count,
-                next_fire_at=schedule.first().at, state=ReminderState.ACTIVE,
+                next_fire_at=first_at or schedule.first().at, state=ReminderState.ACTIVE,
             )  # fmt: skip
             session.add(reminder)
             await session.flush()
@@ -100,16 +101,17 @@ class ReminderStore:
             return await self._count_active(session, owner_id)
 
     async def reschedule(
-        self, owner_id: int, reminder_id: int, schedule: Schedule, text: str | None = None
-    ) -> ReminderRecord:
-        """Give a reminder a new schedule (and text); it becomes active again."""
+        self, owner_id: int, reminder_id: int, schedule: Schedule, text: str | None = None,
+        first_at: datetime | None = None,
+    ) -> ReminderRecord:  # fmt: skip
+        """Give a reminder a new schedule (and text), due at first_at; it is active again."""
         async with self._sessionmaker.begin() as session:
             await self._get(session, owner_id, reminder_id)
             values: dict[str, object] = {
                 "zone": str(schedule.zone), "start_local": schedule.start,
                 "start_at": schedule.start_at, "rule": schedule.rule,
                 "until_local": schedule.until, "count": schedule.count,
-                "next_fire_at": schedule.first().at, "state": ReminderState.ACTIVE,
+                "next_fire_at": first_at or schedule.first().at, "state": ReminderState.ACTIVE,
                 "updated_at": utcnow(),
             }  # fmt: skip
             if text is not None:

@@ -5,7 +5,7 @@ from datetime import datetime, tzinfo
 
 from bot.reminders.models import ReminderState
 from bot.reminders.records import ReminderLimit, ReminderNotFound, ReminderRecord
-from bot.reminders.timing import Occurrence, describe
+from bot.reminders.timing import Schedule, TimingError, describe
 
 ZONE_UNKNOWN = (
     "The user's time zone is not known yet, and reminders are never set in the server's zone. "
@@ -47,23 +47,30 @@ def clock_time(now: datetime, zone: tzinfo) -> str:
     return f"{now.astimezone(zone):%a %d %b, %H:%M}"
 
 
-def when(reminder: ReminderRecord, now: datetime) -> str:
-    """Say when a reminder fires next, in its zone, and how repeats go on."""
-    if reminder.next_fire_at is None:
+def when(schedule: Schedule, next_at: datetime | None, now: datetime) -> str:
+    """Say when a schedule fires next (at next_at), in its zone, and how repeats go on."""
+    if next_at is None:
         return "it will not fire again"
-    schedule = reminder.schedule
     zone = schedule.zone
-    local = reminder.next_fire_at.astimezone(zone).replace(tzinfo=None)
-    said = describe(Occurrence(local=local, at=reminder.next_fire_at), zone, now)
-    if not reminder.repeats:
+    # The schedule's own occurrence: it knows when a wall time fell in a gap and moved.
+    said = describe(schedule.occurrence_at(next_at), zone, now)
+    if schedule.rule is None:
         return said
     later: list[str] = []
-    instant: datetime = reminder.next_fire_at
+    instant = next_at
     while len(later) < SHOWN_OCCURRENCES - 1 and (shown := schedule.next_after(instant)):
         later.append(f"{shown.wall_time(zone):%a %d %b %Y %H:%M}")
         instant = shown.at
     tail = f"; then {', '.join(later)}" if later else "; that is the last time"
-    return f"{said} (repeats {reminder.rule}{tail})"
+    return f"{said} (repeats {schedule.rule}{tail})"
+
+
+def when_listed(reminder: ReminderRecord, now: datetime) -> str:
+    """Say when a stored reminder fires next; a rule that cannot be worked out says so."""
+    try:
+        return when(reminder.schedule, reminder.next_fire_at, now)
+    except TimingError:
+        return f"its repeat rule {reminder.rule!r} cannot be worked out: offer to cancel it"
 
 
 def _kind(reminder: ReminderRecord) -> str:
@@ -77,18 +84,18 @@ def _state(reminder: ReminderRecord) -> str:
     return _kind(reminder) + (", paused: the chat blocked the bot" if paused else "")
 
 
-def created(reminder: ReminderRecord, now: datetime) -> str:
-    """Confirm a new reminder with the time the code understood."""
+def created(reminder: ReminderRecord, said: str) -> str:
+    """Confirm a new reminder with the time the code understood (said, built before the write)."""
     return (
-        f"Set {_kind(reminder)} {reminder.id}: {reminder.text!r}, first {when(reminder, now)}. "
+        f"Set {_kind(reminder)} {reminder.id}: {reminder.text!r}, first {said}. "
         "Tell the user this time exactly, in their words' language."
     )
 
 
-def updated(reminder: ReminderRecord, now: datetime) -> str:
-    """Confirm a changed reminder with the time the code understood."""
+def updated(reminder: ReminderRecord, said: str) -> str:
+    """Confirm a changed reminder with the time the code understood (said, built before)."""
     return (
-        f"Changed {_kind(reminder)} {reminder.id}: {reminder.text!r}, next {when(reminder, now)}."
+        f"Changed {_kind(reminder)} {reminder.id}: {reminder.text!r}, next {said}."
         " Tell the user this time exactly."
     )
 
@@ -97,5 +104,7 @@ def listing(reminders: Sequence[ReminderRecord], now: datetime) -> str:
     """List reminders with their ids and next times."""
     if not reminders:
         return "The user has no upcoming reminders."
-    lines = [f"- id {r.id}: {r.text!r} ({_state(r)}), next {when(r, now)}" for r in reminders]
+    lines = [
+        f"- id {r.id}: {r.text!r} ({_state(r)}), next {when_listed(r, now)}" for r in reminders
+    ]
     return "Upcoming reminders, soonest first:\n" + "\n".join(lines)

@@ -170,10 +170,17 @@ class ReminderTools:
         text = clean_text(args.text).strip()
         if not text:
             raise ValueError("text is empty once control characters are removed")
+        # Everything that can still refuse runs before the write: the model is never told
+        # "nothing was changed" about a reminder that was stored.
+        upcoming = schedule.upcoming(now)
+        if upcoming is None:
+            raise TimingError("that rule has no occurrence after now: check UNTIL and COUNT")
+        said = tool_texts.when(schedule, upcoming.at, now)
         reminder = await self.store.create(
-            place, text, schedule, check_in=args.check_in, limit=self._max_active
-        )
-        return tool_texts.created(reminder, now)
+            place, text, schedule, check_in=args.check_in, limit=self._max_active,
+            first_at=upcoming.at,
+        )  # fmt: skip
+        return tool_texts.created(reminder, said)
 
     async def _list_reminders(self, place: Place, args: NoArgs) -> str:
         reminders = await self.store.upcoming(place.owner_id, limit=50)
@@ -184,15 +191,27 @@ class ReminderTools:
         text = clean_text(args.text).strip() if args.text is not None else None
         timing = (args.at_local, args.in_duration, args.timezone, args.rrule, args.until,
                   args.count)  # fmt: skip
+        now = self.clock.now()
         if all(value is None for value in timing):
             if text is None:
                 raise ValueError("give what changes: text, at_local, in_duration or rrule")
-            schedule = current.schedule
+            # Only the text changes: it fires when it would have (a snooze or skip stays).
+            schedule, next_at = current.schedule, current.next_fire_at
+            if next_at is None:
+                raise ValueError(
+                    f"reminder {current.id} will not fire again: give it a new time too"
+                )
         else:
             schedule = await self._new_schedule(place, current.schedule, args)
-        now = self.clock.now()
-        reminder = await self.store.reschedule(place.owner_id, current.id, schedule, text)
-        return tool_texts.updated(reminder, now)
+            upcoming = schedule.upcoming(now)
+            if upcoming is None:
+                raise TimingError("that rule has no occurrence after now: check UNTIL and COUNT")
+            next_at = upcoming.at
+        said = tool_texts.when(schedule, next_at, now)  # before the write: it may refuse
+        reminder = await self.store.reschedule(
+            place.owner_id, current.id, schedule, text, first_at=next_at
+        )
+        return tool_texts.updated(reminder, said)
 
     async def _new_schedule(self, place: Place, current: Schedule, args: UpdateArgs) -> Schedule:
         """Resolve a changed schedule; what the model leaves out stays as it was."""

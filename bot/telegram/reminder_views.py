@@ -8,7 +8,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
-from bot.reminders.timing import describe, place
+from bot.reminders.timing import Occurrence, TimingError, describe, place
 from bot.telegram.views import Button, View
 
 PER_PAGE = 8
@@ -35,6 +35,10 @@ ZONE_UNKNOWN = (
     "<code>/timezone Europe/Berlin</code>."
 )
 GONE = "That reminder is gone."
+BAD_RULE = (
+    "That reminder's repeat rule cannot be worked out, so nothing was changed. Cancel it in "
+    "/reminders and set it again."
+)
 
 
 def press_data(press: Press, number: int, page: int | None = None) -> str:
@@ -51,12 +55,23 @@ def parse_press(data: str | None) -> tuple[Press, int, int] | None:
 
 
 def when_text(reminder: ReminderRecord, now: datetime) -> str:
-    """Say when a reminder fires next, in its zone."""
+    """Say when a reminder fires next, in its zone (and that a gap moved it, if one did)."""
     if reminder.next_fire_at is None:
         return "not again"
     zone = ZoneInfo(reminder.zone)
-    occurrence = place(reminder.next_fire_at.astimezone(zone).replace(tzinfo=None), zone)
+    try:
+        occurrence = reminder.schedule.occurrence_at(reminder.next_fire_at)
+    except TimingError:
+        # A rule stored before rules were checked: its time still shows, as it is.
+        occurrence = place(reminder.next_fire_at.astimezone(zone).replace(tzinfo=None), zone)
     return describe(occurrence, zone, now)
+
+
+def occurrence_text(zone_name: str, occurrence: Occurrence | None, now: datetime) -> str:
+    """Say when an occurrence fires, in its zone; None says it does not fire again."""
+    if occurrence is None:
+        return "not again"
+    return describe(occurrence, ZoneInfo(zone_name), now)
 
 
 def fired(reminder: ReminderRecord, due: datetime | None, late: bool) -> View:

@@ -16,6 +16,7 @@ from bot.reminders.due import Delivery
 from bot.reminders.models import FireOutcome
 from bot.reminders.records import Claim, ReminderNotFound, ReminderRecord
 from bot.reminders.store import ReminderStore
+from bot.reminders.timing import TimingError
 from bot.reminders.zones import find_zone
 from bot.telegram import reminder_views as views
 from bot.telegram.context import BotApplication, BotContext, Services, owner_id
@@ -181,6 +182,9 @@ async def on_reminder_button(update: Update, context: BotContext) -> None:
         # Another owner's id, or one deleted since: the same answer, so nothing leaks.
         await query.answer(views.GONE, show_alert=True)
         return
+    except TimingError:
+        await query.answer(views.BAD_RULE, show_alert=True)
+        return
     context.services.reminders.alarm.set()
     await query.answer(said)
     if press is Press.CANCEL:
@@ -201,9 +205,11 @@ async def _act(context: BotContext, owner: int, press: Press, reminder_id: int) 
         moved = await store.snooze(owner, reminder_id, at, limit)
         return f"Again {views.when_text(moved, now)}."
     if press is Press.SKIP_NEXT and reminder.next_fire_at is not None:
+        # Work out the next time and what to say before the write: either may refuse.
         following = reminder.schedule.next_after(reminder.next_fire_at)
-        moved = await store.move_next(owner, reminder_id, following.at if following else None)
-        return f"Skipped; next {views.when_text(moved, now)}."
+        said = f"Skipped; next {views.occurrence_text(reminder.zone, following, now)}."
+        await store.move_next(owner, reminder_id, following.at if following else None)
+        return said
     await store.cancel(owner, reminder_id)
     return "Stopped." if press is Press.STOP else "Cancelled."
 
