@@ -11,7 +11,6 @@ import pytest
 from sqlalchemy import update
 
 from bot.reminders.models import Reminder
-from bot.telegram.reminder_views import BAD_RULE
 from memory.db import create_sessionmaker
 from tests.buttons import button, last_answer, press
 from tests.fakes.anthropic_server import text, tool_use
@@ -71,6 +70,17 @@ async def test_skip_next_on_a_rule_stored_before_checks_refuses_and_changes_noth
         hostile = {"rule": "FREQ=YEARLY;INTERVAL=-1"}
         await session.execute(update(Reminder).where(Reminder.id == reminder.id).values(hostile))
     await press(bot, message, button(message, "Skip next"))
-    assert last_answer(bot)["text"] == BAD_RULE
+    assert "repeat rule cannot be worked out, so nothing was changed" in last_answer(bot)["text"]
     [after] = await bot.services.reminders.store.upcoming(OWNER, 10)
     assert after.next_fire_at == reminder.next_fire_at
+
+
+async def test_a_time_in_the_spring_gap_is_said_moved_to_the_model_and_in_reminders(bot):
+    await bot.say(OWNER, "/timezone Berlin")
+    await set_with(bot, OWNER, {"text": "night shift", "at_local": "2027-03-28T02:30"})
+    [result] = tool_results(bot.model.requests[-1])
+    assert "Sun 28 Mar 2027, 03:30 (Europe/Berlin) (there is no 02:30 that day" in str(
+        result["content"]
+    )
+    [listed] = await bot.say(OWNER, "/reminders")
+    assert "03:30 (Europe/Berlin) (there is no 02:30 that day: the clocks go forward)" in listed
