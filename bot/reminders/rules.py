@@ -55,7 +55,7 @@ class Rule:
 @functools.lru_cache(maxsize=512)
 def read(text: str) -> Rule:
     """Read and check a rule such as FREQ=WEEKLY;BYDAY=MO,FR (without RRULE: or with it)."""
-    body = text.strip().removeprefix("RRULE:").strip().upper()
+    body = text.strip().upper().removeprefix("RRULE:").strip()
     if len(body) > MAX_TEXT:
         raise TimingError(f"that repeat rule is longer than {MAX_TEXT} characters")
     parts: dict[str, str] = {}

@@ -173,7 +173,7 @@ def parse_duration(text: str) -> timedelta:
 
 def parse_rule(text: str) -> str:
     """Check an RFC 5545 repeat rule (daily or coarser) and return it in its plain form."""
-    body = text.strip().removeprefix("RRULE:").strip().upper()
+    body = text.strip().upper().removeprefix("RRULE:").strip()
     rules.read(body)
     return body
 
