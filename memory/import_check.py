@@ -1,9 +1,6 @@
 """What an import may save: our own export read back, and each proposed memory checked as a save."""
 
-import io
-import json
 import re
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +9,7 @@ from pydantic import ValidationError
 
 from memory.export import EXPORT_FORMAT
 from memory.facts import missing_facts
+from memory.import_file import DEFAULT_BOUNDS, ImportBounds, ImportUnreadable, read_document
 from memory.items import MemoryItem, subject_key
 from memory.tidy_dupes import normalised
 from memory.tools.args import AddToMemoryArgs
@@ -33,18 +31,14 @@ class Checked:
     left_out: list[tuple[str, str]]
 
 
-def read_export(data: bytes) -> list[dict[str, Any]] | None:
-    """Return the active memories of our own export (JSON or zipped), or None if it is not one."""
-    if data[:2] == b"PK":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names = [n for n in archive.namelist() if n.endswith(".json")]
-                data = archive.read(names[0]) if len(names) == 1 else b""
-        except (zipfile.BadZipFile, KeyError):
-            return None
+def read_export(data: bytes, bounds: ImportBounds = DEFAULT_BOUNDS) -> list[dict[str, Any]] | None:
+    """Return the active memories of our own export (JSON or zipped), or None if it is not one.
+
+    Raises ImportTooBig when the file, or what it inflates to, passes the bounds.
+    """
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        document = read_document(data, bounds)
+    except ImportUnreadable:
         return None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         return None
