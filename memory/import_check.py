@@ -1,6 +1,5 @@
 """What an import may save: our own export read back, and each proposed memory checked as a save."""
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,15 +10,10 @@ from memory.export import EXPORT_FORMAT
 from memory.facts import missing_facts
 from memory.import_file import DEFAULT_BOUNDS, ImportBounds, ImportUnreadable, read_document
 from memory.items import MemoryItem, subject_key
+from memory.secret_text import secret_in
 from memory.tidy_dupes import normalised
 from memory.tools.args import AddToMemoryArgs
 
-# Secrets are never saved, whatever the source says (the save rule, checked by code here).
-SECRET = re.compile(
-    r"pass(word|code|phrase)|\bpin\b|api[ _-]?key|\btoken\b|\bsecret\b|\bsk-[a-z0-9]|"
-    r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,}",
-    re.IGNORECASE,
-)
 MAX_IMPORT_LINES = 20
 
 
@@ -50,8 +44,8 @@ def read_export(data: bytes, bounds: ImportBounds = DEFAULT_BOUNDS) -> list[dict
 
 def _why_not(args: AddToMemoryArgs, taken: set[str], known: set[str], source: str | None) -> str:
     """Return why a proposed memory cannot be saved, or "" if it can."""
-    if SECRET.search(args.content) or SECRET.search(args.subject):
-        return "looks like a secret: never saved"
+    if (secret := secret_in(args.content, args.subject)) is not None:
+        return f"looks like {secret}: secrets are never saved"
     if subject_key(args.subject) in taken:
         return f"a memory about '{args.subject}' exists already"
     if normalised(args.content) in known:

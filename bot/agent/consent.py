@@ -17,6 +17,7 @@ from memory.block import quoted
 from memory.budget import MemoryFull
 from memory.items import ChangeKind, MemoryChange, ProposalStatus, UndoResult
 from memory.proposals import Proposal, ProposalStore
+from memory.secret_text import secret_in
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tools import ToolContext
@@ -35,6 +36,7 @@ class TapResult(StrEnum):
     MEMORY_OFF = "memory_off"  # kept waiting: a tap after /memory on saves it
     FULL = "full"  # kept waiting: a tap after deleting some saves it
     SUBJECT_TAKEN = "subject_taken"  # a memory has its subject now: it expires
+    SECRET = "secret"  # it holds a secret (asked before secrets were refused): it expires
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,10 @@ class Consent:
         proposal = await self._pending(owner_id, proposal_id)
         if isinstance(proposal, Tap):
             return proposal
+        if (secret := secret_in(proposal.content, proposal.subject)) is not None:
+            done = f"nothing was saved: it looks like {secret}, and secrets are never kept."
+            await self._answer(proposal, ProposalStatus.EXPIRED, done)
+            return Tap(TapResult.SECRET, proposal)
         if not await self._switch.is_on(owner_id):
             return Tap(TapResult.MEMORY_OFF, proposal)
         ctx = ToolContext(

@@ -161,3 +161,30 @@ def test_an_import_that_flips_what_was_sent_is_left_out():
         "The user never eats meat",
     ]
     assert all("not stated in what you sent" in why for _, why in checked.left_out)
+
+
+def test_a_merge_that_writes_a_secret_is_rejected():
+    memories = [item("pin00001", "The user's bank is Nordbank"), item("pin00002", "PIN 4821")]
+    line = {"action": "merge", "memory_id": "pin00001", "merged_ids": ["pin00002"],
+            "content": "The user's bank is Nordbank, PIN 4821", "reason": "Same bank"}  # fmt: skip
+    with pytest.raises(PlanRejected, match="looks like a PIN"):
+        validate_plan(plan(line), memories)
+    pointer = "The user's bank is Nordbank; the PIN is in the drawer"
+    memories[1] = item("pin00002", "The bank PIN is in the drawer")
+    validate_plan(plan({**line, "content": pointer}), memories)
+
+
+def test_an_import_keeps_where_a_secret_is_kept_but_never_the_secret():
+    sent = "- the Wi-Fi password is on the router\n- wifi password: hunter2\n- PIN 4821"
+    proposed = [
+        {"content": "The Wi-Fi password is on the router", "category": "context",
+         "subject": "wifi"},
+        {"content": "The wifi password: hunter2", "category": "context", "subject": "wifi 2"},
+        {"content": "The user's PIN 4821", "category": "context", "subject": "pin"},
+    ]  # fmt: skip
+    checked = check_imports(proposed, [], sent, "From what you sent")
+    assert [line["content"] for line in checked.lines] == ["The Wi-Fi password is on the router"]
+    assert [why for _, why in checked.left_out] == [
+        "looks like a password: secrets are never saved",
+        "looks like a PIN: secrets are never saved",
+    ]

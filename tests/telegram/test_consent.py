@@ -217,3 +217,20 @@ async def test_an_undo_tap_is_told_to_the_model_next_turn(harness):
         "user likes green tea\": it is not remembered. Don't redo it unasked.]"
     )
     assert "tapped Undo on your" not in harness.model.system_text()
+
+
+async def test_a_tap_never_saves_a_secret_a_proposal_holds(harness):
+    # A question asked before secrets were refused in code still holds one.
+    question = await propose(harness)
+    consent = harness.services.consent
+    tea_id = int(button(question, "No").split(":")[1])
+    await press(harness, question, button(question, "No"))
+    tea = await consent.proposals.find(OWNER, tea_id)
+    pin = ("The user's bank PIN is 4821", Category.CONTEXT, "bank PIN")
+    secret = await consent.proposals.propose(OWNER, tea.conversation_id, None, pin)
+    assert await press(harness, question, f"p:{secret.id}:y", as_is=True) == []
+    answer = last_answer(harness)
+    assert answer["show_alert"] and "looks like a secret" in answer["text"]
+    assert await harness.store.list_active(OWNER) == []
+    await harness.say(OWNER, "ok")
+    assert "it looks like a PIN, and secrets are never kept" in newest_user_texts(harness)[-1]
