@@ -1,9 +1,5 @@
 """What an import may save: our own export read back, and each proposed memory checked as a save."""
 
-import io
-import json
-import re
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,16 +8,12 @@ from pydantic import ValidationError
 
 from memory.export import EXPORT_FORMAT
 from memory.facts import missing_facts
+from memory.import_file import DEFAULT_BOUNDS, ImportBounds, ImportUnreadable, read_document
 from memory.items import MemoryItem, subject_key
+from memory.secret_text import secret_in
 from memory.tidy_dupes import normalised
 from memory.tools.args import AddToMemoryArgs
 
-# Secrets are never saved, whatever the source says (the save rule, checked by code here).
-SECRET = re.compile(
-    r"pass(word|code|phrase)|\bpin\b|api[ _-]?key|\btoken\b|\bsecret\b|\bsk-[a-z0-9]|"
-    r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,}",
-    re.IGNORECASE,
-)
 MAX_IMPORT_LINES = 20
 
 
@@ -33,18 +25,14 @@ class Checked:
     left_out: list[tuple[str, str]]
 
 
-def read_export(data: bytes) -> list[dict[str, Any]] | None:
-    """Return the active memories of our own export (JSON or zipped), or None if it is not one."""
-    if data[:2] == b"PK":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names = [n for n in archive.namelist() if n.endswith(".json")]
-                data = archive.read(names[0]) if len(names) == 1 else b""
-        except (zipfile.BadZipFile, KeyError):
-            return None
+def read_export(data: bytes, bounds: ImportBounds = DEFAULT_BOUNDS) -> list[dict[str, Any]] | None:
+    """Return the active memories of our own export (JSON or zipped), or None if it is not one.
+
+    Raises ImportTooBig when the file, or what it inflates to, passes the bounds.
+    """
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        document = read_document(data, bounds)
+    except ImportUnreadable:
         return None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         return None
@@ -56,8 +44,8 @@ def read_export(data: bytes) -> list[dict[str, Any]] | None:
 
 def _why_not(args: AddToMemoryArgs, taken: set[str], known: set[str], source: str | None) -> str:
     """Return why a proposed memory cannot be saved, or "" if it can."""
-    if SECRET.search(args.content) or SECRET.search(args.subject):
-        return "looks like a secret: never saved"
+    if (secret := secret_in(args.content, args.subject)) is not None:
+        return f"looks like {secret}: secrets are never saved"
     if subject_key(args.subject) in taken:
         return f"a memory about '{args.subject}' exists already"
     if normalised(args.content) in known:

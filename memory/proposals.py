@@ -44,6 +44,8 @@ class Proposal:
     subject: str
     status: ProposalStatus
     memory_id: str | None = None
+    # The stored user's message whose reply asked it: in a group, whose words they were.
+    turn_id: int | None = None
 
 
 def fact_key(subject: str, content: str) -> tuple[str | None, str]:
@@ -63,6 +65,7 @@ def _proposal(record: MemoryProposalRecord) -> Proposal:
         record.subject,
         ProposalStatus(record.status),
         record.memory_id,
+        record.turn_id,
     )
 
 

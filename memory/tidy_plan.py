@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from memory.facts import has_date, missing_facts
 from memory.items import MemoryItem
+from memory.secret_text import secret_in
 
 # A pass may change at most this share of the memories (and always at least MIN_CHANGES),
 # and never more than one message can show with a skip button each.
@@ -112,6 +113,8 @@ def _check_new_text(line: PlanLine, sources: list[MemoryItem]) -> None:
         raise PlanRejected("the new text must be 5 to 500 characters")
     if TOOL_TEXT.search(content):
         raise PlanRejected("the new text holds tool or score text")
+    if (secret := secret_in(content)) is not None:
+        raise PlanRejected(f"the new text looks like {secret}: secrets are never saved")
     if line.action is TidyAction.MERGE and not line.merged_ids:
         raise PlanRejected("a merge needs the memories it merges")
     for source in sources:

@@ -30,7 +30,13 @@ def button(message: dict[str, Any], label_start: str) -> str:
 
 
 async def press(
-    harness, message: dict[str, Any], data: str, user_id: int | None = None, *, as_is=False
+    harness,
+    message: dict[str, Any],
+    data: str,
+    user_id: int | None = None,
+    *,
+    as_is=False,
+    first_name: str = "Alice",
 ) -> list[str]:
     """Press a button of a message; return the texts the bot sent to that chat in answer."""
     # The query carries the message as the fake holds it now, or, with as_is, as given.
@@ -41,7 +47,7 @@ async def press(
         {
             "callback_query": {
                 "id": f"cq{next(_query_ids)}",
-                "from": {"id": user_id, "is_bot": False, "first_name": "Alice"},
+                "from": {"id": user_id, "is_bot": False, "first_name": first_name},
                 "message": message if as_is else harness.tg.message(chat_id, message["message_id"]),
                 "chat_instance": f"ci{chat_id}",
                 "data": data,

@@ -15,13 +15,16 @@ from bot.conversations.notes import PendingNotes
 from bot.conversations.snapshot import ChatThread
 from memory.block import quoted
 from memory.budget import MemoryFull
+from memory.categories import Category
 from memory.items import ChangeKind, MemoryChange, ProposalStatus, UndoResult
 from memory.proposals import Proposal, ProposalStore
+from memory.secret_text import secret_in
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tools import ToolContext
 from memory.tools.args import AddToMemoryArgs
 from memory.tools.memory_tools import add_to_memory
+from memory.tools.subjects import is_speaker, person_of
 
 
 class TapResult(StrEnum):
@@ -35,6 +38,38 @@ class TapResult(StrEnum):
     MEMORY_OFF = "memory_off"  # kept waiting: a tap after /memory on saves it
     FULL = "full"  # kept waiting: a tap after deleting some saves it
     SUBJECT_TAKEN = "subject_taken"  # a memory has its subject now: it expires
+    SECRET = "secret"  # it holds a secret (asked before secrets were refused): it expires
+    NOT_YOURS = "not_yours"  # in a group, a member it is not about and who did not say it
+
+
+@dataclass(frozen=True)
+class Member:
+    """The group member who tapped: their Telegram id and name as the group sees it."""
+
+    user_id: int
+    name: str
+
+
+def about_whom(proposal: Proposal) -> str | None:
+    """Return the member a question is about: "Ann" of "Ann: diet", or a person's name."""
+    if (name := person_of(proposal.subject)) is not None:
+        return name
+    return proposal.subject if proposal.category is Category.PERSON else None
+
+
+def may_answer(proposal: Proposal, said_by: int | None, member: Member) -> bool:
+    """Tell whether a member may answer a group's question: the one it is about, or who said it.
+
+    A fact about someone is saved only with their agreement (the instructions' rule, kept by
+    code here); the one who said it may take it back or confirm it.
+    """
+    if said_by is not None and member.user_id == said_by:
+        return True
+    about = about_whom(proposal)
+    if about is not None and is_speaker(about, member.name):
+        return True
+    # A question whose sayer and subject are both unknown is left to anyone, not to no one.
+    return said_by is None and about is None
 
 
 @dataclass(frozen=True)
@@ -74,20 +109,34 @@ class Consent:
         self.proposals = proposals
         self.notes = notes
 
-    async def _pending(self, owner_id: int, proposal_id: int) -> Tap | Proposal:
-        """Return the owner's proposal while it waits, else the tap's outcome."""
+    async def _pending(
+        self, owner_id: int, proposal_id: int, member: Member | None
+    ) -> Tap | Proposal:
+        """Return the owner's proposal while it waits for this member's answer, else the outcome.
+
+        member: who tapped in a group (None in a private chat, where the owner is the user).
+        """
         proposal = await self.proposals.find(owner_id, proposal_id)
         if proposal is None:
             return Tap(TapResult.GONE)
         if proposal.status is not ProposalStatus.PENDING:
             return Tap(TapResult.ANSWERED, proposal)
+        if member is not None:
+            turn = proposal.turn_id
+            said_by = None if turn is None else await self.notes.sender_of(owner_id, turn)
+            if not may_answer(proposal, said_by, member):
+                return Tap(TapResult.NOT_YOURS, proposal)
         return proposal
 
-    async def remember(self, owner_id: int, proposal_id: int) -> Tap:
+    async def remember(self, owner_id: int, proposal_id: int, member: Member | None = None) -> Tap:
         """Save the proposed memory now, as add_to_memory would, and tell the model."""
-        proposal = await self._pending(owner_id, proposal_id)
+        proposal = await self._pending(owner_id, proposal_id, member)
         if isinstance(proposal, Tap):
             return proposal
+        if (secret := secret_in(proposal.content, proposal.subject)) is not None:
+            done = f"nothing was saved: it looks like {secret}, and secrets are never kept."
+            await self._answer(proposal, ProposalStatus.EXPIRED, done)
+            return Tap(TapResult.SECRET, proposal)
         if not await self._switch.is_on(owner_id):
             return Tap(TapResult.MEMORY_OFF, proposal)
         ctx = ToolContext(
@@ -110,9 +159,9 @@ class Consent:
         )
         return Tap(TapResult.SAVED, proposal, outcome.change)
 
-    async def decline(self, owner_id: int, proposal_id: int) -> Tap:
+    async def decline(self, owner_id: int, proposal_id: int, member: Member | None = None) -> Tap:
         """Record the user's No, and tell the model not to ask about it again."""
-        proposal = await self._pending(owner_id, proposal_id)
+        proposal = await self._pending(owner_id, proposal_id, member)
         if isinstance(proposal, Tap):
             return proposal
         done = "not saved. Don't ask about it again in this conversation."

@@ -1,5 +1,6 @@
 """Import what another assistant remembers: our export by code, any other text by one model call."""
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from pydantic import BaseModel, Field
 from memory.batch_values import BatchKind, BatchState
 from memory.batches import BatchStore
 from memory.import_check import MAX_IMPORT_LINES, check_imports, read_export
+from memory.import_file import DEFAULT_BOUNDS, ImportBounds
 from memory.store import MemoryStore
 from memory.tokens import count_tokens
 from memory.tools.args import AddToMemoryArgs
@@ -81,14 +83,19 @@ class ImportService:
         self._store = store
         self._batches = batches
         self.token_cap = token_cap
+        self.bounds: ImportBounds = DEFAULT_BOUNDS
 
     def too_long(self, text: str) -> bool:
         """Tell whether a text would pass half the token cap (the rest is for the answer)."""
         return count_tokens(text) > self.token_cap // 2
 
     async def from_file(self, owner_id: int, data: bytes) -> ImportOutcome | None:
-        """Propose the memories of our own export; None if the file is not one."""
-        memories = read_export(data)
+        """Propose the memories of our own export; None if the file is not one.
+
+        Raises ImportTooBig when the file, or what it inflates to, passes the bounds.
+        """
+        # Inflating and parsing take seconds for a large file: never on the event loop.
+        memories = await asyncio.to_thread(read_export, data, self.bounds)
         if memories is None:
             return None
         return await self._propose(owner_id, memories, None, FROM_EXPORT)
@@ -111,7 +118,8 @@ class ImportService:
     ) -> ImportOutcome:
         """Check the proposed memories like saves; keep those left as one proposed batch."""
         existing = await self._store.list_active(owner_id)
-        checked = check_imports(proposed, existing, source, reason)
+        # An export may hold tens of thousands of memories, each validated like a save.
+        checked = await asyncio.to_thread(check_imports, proposed, existing, source, reason)
         if not checked.lines:
             return ImportOutcome(None, checked.left_out)
         batch_id = await self._batches.record(

@@ -1,10 +1,10 @@
 """The Remember and No buttons of the model's memory questions."""
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
+from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest
 
-from bot.agent.consent import Tap, TapResult
+from bot.agent.consent import Member, Tap, TapResult
 from bot.telegram import consent_views as views
 from bot.telegram import memory_texts as texts
 from bot.telegram.callbacks import AnswerProposal
@@ -27,12 +27,20 @@ async def _settle(update: Update, line: str | None) -> None:
             raise
 
 
+def _member(update: Update) -> Member | None:
+    """Return the group member who tapped, or None in a private chat (the owner taps)."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or chat.type == ChatType.PRIVATE or user is None:
+        return None
+    return Member(user.id, user.full_name)
+
+
 async def _tap(update: Update, context: BotContext, action: AnswerProposal) -> Tap:
     """Answer the proposal as the button says."""
-    consent, owner = context.services.consent, owner_id(update)
+    consent, owner, member = context.services.consent, owner_id(update), _member(update)
     if action.remember:
-        return await consent.remember(owner, action.proposal_id)
-    return await consent.decline(owner, action.proposal_id)
+        return await consent.remember(owner, action.proposal_id, member)
+    return await consent.decline(owner, action.proposal_id, member)
 
 
 async def proposal_button(update: Update, context: BotContext, action: AnswerProposal) -> None:
@@ -56,6 +64,12 @@ async def proposal_button(update: Update, context: BotContext, action: AnswerPro
         case TapResult.SUBJECT_TAKEN:
             await query.answer(views.subject_taken_alert(tap), show_alert=True)
             await _settle(update, views.DECLINED_LINE)
+        case TapResult.SECRET:
+            await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
+            await _settle(update, views.DECLINED_LINE)
+        case TapResult.NOT_YOURS:
+            # The question stays for the member it is about, or who said it.
+            await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
         case TapResult.MEMORY_OFF | TapResult.FULL:
             # Nothing is lost: the question keeps its buttons for a tap that can save.
             await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)

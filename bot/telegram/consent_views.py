@@ -22,6 +22,13 @@ TAP_ALERTS = {
         "My memory is full, so nothing was saved. Delete some with /memory, then tap Remember "
         "again."
     ),
+    TapResult.NOT_YOURS: (
+        "Only the member this is about, or who said it, can answer it. Nothing was saved."
+    ),
+    TapResult.SECRET: (
+        "Not saved: it looks like a secret, and I never keep secrets. A password manager is "
+        "the place for it."
+    ),
 }
 
 

@@ -9,6 +9,7 @@ from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
 from bot.telegram.reading import place_of
 from bot.telegram.tidy_views import plan_view
+from memory.import_file import ImportTooBig
 
 # A text file to import is read whole; an export may be a zip of up to Telegram's 20 MB.
 MAX_TEXT_BYTES = 512 * 1024
@@ -62,9 +63,18 @@ async def import_file(update: Update, context: BotContext) -> None:
     if document is None:
         return
     name = (document.file_name or "").lower()
+    importer = context.services.importer
+    # Telegram says the size up front: a file past the bound is never downloaded.
+    if (document.file_size or 0) > importer.bounds.file_bytes:
+        await say(update, context, texts.IMPORT_TOO_BIG)
+        return
     file = await context.bot.get_file(document.file_id)
     data = bytes(await file.download_as_bytearray())
-    outcome = await context.services.importer.from_file(owner_id(update), data)
+    try:
+        outcome = await importer.from_file(owner_id(update), data)
+    except ImportTooBig:
+        await say(update, context, texts.IMPORT_TOO_BIG)
+        return
     if outcome is not None:
         await _show(update, context, outcome)
         return

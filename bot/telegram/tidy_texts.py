@@ -5,6 +5,7 @@ from typing import Any
 
 from bot.agent.tidy import PassOutcome, PassResult
 from memory.batch_values import BatchKind, BatchNote, Proposal, Reverted
+from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
 from memory.items import MemoryItem
 
 PLAN_HEAD = {
@@ -100,6 +101,11 @@ IMPORT_HOW = (
 IMPORT_TOO_LONG = "That is too long for one import; send it in parts."
 IMPORT_UNREADABLE = (
     "I can import my own export (.json or .zip) or a Markdown or text file; this file is neither."
+)
+MEGABYTE = 1024 * 1024
+IMPORT_TOO_BIG = (
+    f"That file is too big to import: I read files up to {MAX_FILE_BYTES // MEGABYTE} MB, "
+    f"at most {MAX_JSON_BYTES // MEGABYTE} MB once unzipped. Nothing changed."
 )
 IMPORT_NOTHING = "I found nothing new to save in that."
 IMPORT_FAILED = "I couldn't reach the model to read that. Nothing changed; try again later."

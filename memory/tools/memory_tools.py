@@ -3,6 +3,7 @@
 from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
 from memory.proposals import AskingBound
+from memory.secret_text import secret_in
 from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
 from memory.tools.base import FoundMemory, Tool, ToolContext, ToolOutcome
 from memory.tools.proposal_texts import not_proposed, proposed
@@ -23,6 +24,7 @@ from memory.tools.texts import (
     not_found,
     same_subject,
     saved,
+    secret_refused,
     updated,
 )
 
@@ -31,6 +33,8 @@ SEARCH_RESULTS = 10
 
 async def _not_addable(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome | None:
     """Return why a new memory cannot be saved as given, or None when it can."""
+    if (secret := secret_in(args.content, args.subject)) is not None:
+        return ToolOutcome(secret_refused(secret), is_error=True)
     if lacks_person(args.category, args.subject, ctx.speaker):
         return ToolOutcome(needs_person(args.subject, str(ctx.speaker)), is_error=True)
     existing = await ctx.store.find_subject(ctx.owner_id, args.subject)
@@ -73,6 +77,8 @@ async def propose_memory(ctx: ToolContext, args: AddToMemoryArgs) -> ToolOutcome
 
 async def update_memory(ctx: ToolContext, args: UpdateMemoryArgs) -> ToolOutcome:
     """Append a new version to an existing memory."""
+    if (secret := secret_in(args.content)) is not None:
+        return ToolOutcome(secret_refused(secret), is_error=True)
     edit = UpdateMemory(args.memory_id, args.content)
     try:
         change = await ctx.store.apply_undoable(ctx.owner_id, edit, ctx.conversation_id)

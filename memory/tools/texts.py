@@ -104,6 +104,15 @@ def needs_person(subject: str, speaker: str) -> str:
     )
 
 
+def secret_refused(what: str) -> str:
+    """Say a memory was refused because it holds a secret, and what to tell the user."""
+    return (
+        f"Not saved: this looks like {what}, and secrets are never kept in memory. Tell the "
+        "user memory is not the place for it and suggest a password manager; where it is "
+        "kept ('the Wi-Fi password is on the router') may be saved."
+    )
+
+
 def memory_full(refusal: MemoryFull) -> str:
     """Say the owner has as many memories as the bot keeps."""
     return (

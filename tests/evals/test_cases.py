@@ -12,7 +12,15 @@ import pytest
 from evals.case import Case
 from evals.cases import CASES, select
 from evals.cases.changes import TINY_HISTORY_BUDGET
-from evals.rules import Called, Compacted, NotInBlock, SeedKept, SeedUpdated
+from evals.rules import (
+    Called,
+    Compacted,
+    MemoryCount,
+    NoMemory,
+    NotInBlock,
+    SeedKept,
+    SeedUpdated,
+)
 from evals.runner import missing_tools, run
 from memory.block import line_tokens, lines_budget
 from memory.tokens import count_tokens
@@ -36,10 +44,20 @@ MUST_PASS = {
 RUNNABLE = [case for case in CASES if not missing_tools(case)]
 # Rules a model cannot break because the bot does not let it: with memory off no memory tool
 # is offered or run; the bot's own tests (tests/test_memory_off.py) check that.
+# And a secret is refused by the code (memory/secret_text.py) whatever the model calls: the
+# secret cases measure whether the model tries (NotCalled), no longer what is stored.
+SECRET_CASES = ("secret_pin", "card_number")
 PRODUCT_GUARANTEES = {
     ("memory_off", "no memory tools offered"),
     ("memory_off", "seed 'tea' kept unchanged"),
     ("memory_off", "saves nothing"),
+    *(
+        (case.name, rule.label)
+        for case in CASES
+        if case.name in SECRET_CASES
+        for rule in case.rules
+        if isinstance(rule, NoMemory | MemoryCount)
+    ),
 }
 
 

@@ -77,7 +77,7 @@ async def test_a_run_prints_the_table_writes_jsonl_and_fails_on_a_must_pass_case
     ]
     assert set(trials[0]) == TRIAL_FIELDS and set(summary) == SUMMARY_FIELDS
     assert trials[0]["tool_calls"][0]["name"] == "add_to_memory"
-    assert trials[0]["memories"][0]["content"] == "The user's bank PIN is 4321"
+    assert trials[0]["memories"] == []  # the code refused the save
     assert summary["instructions_sha256"] == trials[0]["instructions_sha256"]
     assert len(summary["instructions_sha256"]) == 64 and summary["instructions_sha256"][:16] in out
     assert summary["cases"] == [

@@ -103,15 +103,19 @@ class UserSide:
     def push_document(
         self,
         chat_id: int,
-        data: bytes,
+        data: bytes | None,
         file_name: str,
         mime_type: str,
         *,
         caption: str | None = None,
+        size: int | None = None,
         **sender: Any,
     ) -> dict[str, Any]:
-        """Queue a user's document (a registered, downloadable file) with an optional caption."""
-        document = self.add_file(data, file_name=file_name, mime_type=mime_type)
+        """Queue a user's document (a registered, downloadable file) with an optional caption.
+
+        Without data it is size zero bytes (add_file), so its file_size can pass 20 MB.
+        """
+        document = self.add_file(data, size=size, file_name=file_name, mime_type=mime_type)
         return self._push_media(chat_id, {"document": document}, caption, sender)
 
     def push_media(

@@ -7,6 +7,7 @@ import pytest
 
 from memory.categories import Category
 from memory.facts import has_date, missing_facts
+from memory.import_check import check_imports
 from memory.items import MemoryItem
 from memory.tidy_dupes import duplicate_lines
 from memory.tidy_plan import PlanRejected, TidyPlan, max_changes, validate_plan
@@ -101,3 +102,89 @@ def test_code_finds_exact_and_normalised_duplicates_but_never_pinned_ones():
     [line] = duplicate_lines(items)
     assert line.memory_id == "aaaa0001" and line.merged_ids == ["aaaa0002"]
     assert line.content == "The user likes green tea" and "punctuation" in line.reason
+
+
+FLIPS = [
+    ("The user never eats meat", "The user eats meat"),
+    ("The user does not drink", "The user does drink"),
+    ("The user doesn't drink alcohol", "The user drinks alcohol"),
+    ("The user is allergic to peanuts, not to cashews",
+     "The user is allergic to cashews, not to peanuts"),
+    ("Bob is 34 and Carol is 29", "Bob is 29 and Carol is 34"),
+    ("Bob is 34 years old and Carol is 29 years old",
+     "Bob is 29 years old and Carol is 34 years old"),
+    ("The user takes coffee without sugar", "The user takes coffee with sugar"),
+    ("The user eats fish", "The user never eats fish"),
+]  # fmt: skip
+HONEST = [
+    ("The user never eats meat", "The user never eats meat or fish"),
+    ("The user does not drink", "The user doesn't drink"),
+    ("The user is allergic to peanuts, not to cashews",
+     "The user is allergic to peanuts (not to cashews) and to shellfish"),
+    ("Bob is 34 and Carol is 29", "Carol is 29 and Bob is 34"),
+    ("The user flies to Rome on 12 March 2026", "On 12 March 2026 the user flies to Rome"),
+    ("The user lives in Oslo", "The user moved from Oslo to Lisbon in October 2026"),
+    ("The user moved to Lisbon in October 2026",
+     "The user moved from Oslo to Lisbon in October 2026"),
+    ("Budget is 4500 euros", "The budget, 4500 euros, is fixed"),
+    ("The user has no car", "The user has no car and cycles to work"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new"), FLIPS)
+def test_a_rewrite_that_flips_the_meaning_is_rejected(old, new):
+    assert missing_facts(old, new) != []
+    memories = [item("flip0001", old), item("flip0002", old + ".")]
+    line = {"action": "merge", "memory_id": "flip0001", "merged_ids": ["flip0002"],
+            "content": new, "reason": "The same fact"}  # fmt: skip
+    with pytest.raises(PlanRejected, match="the new text drops"):
+        validate_plan(plan(line), memories)
+
+
+@pytest.mark.parametrize(("old", "new"), HONEST)
+def test_an_honest_rewrite_keeps_its_meaning(old, new):
+    assert missing_facts(old, new) == []
+
+
+def test_an_import_that_flips_what_was_sent_is_left_out():
+    sent = "- never eats meat\n- Bob is 34 and Carol is 29\n- I'm allergic to peanuts, not cashews"
+    proposed = [
+        {"content": "The user eats meat", "category": "preference", "subject": "diet"},
+        {"content": "Bob is 29", "category": "person", "subject": "Bob"},
+        {"content": "The user is allergic to cashews", "category": "context", "subject": "x"},
+        {"content": "Carol is 29", "category": "person", "subject": "Carol"},
+        {"content": "The user never eats meat", "category": "preference", "subject": "meat"},
+    ]
+    checked = check_imports(proposed, [], sent, "From what you sent")
+    assert [line["content"] for line in checked.lines] == [
+        "Carol is 29",
+        "The user never eats meat",
+    ]
+    assert all("not stated in what you sent" in why for _, why in checked.left_out)
+
+
+def test_a_merge_that_writes_a_secret_is_rejected():
+    memories = [item("pin00001", "The user's bank is Nordbank"), item("pin00002", "PIN 4821")]
+    line = {"action": "merge", "memory_id": "pin00001", "merged_ids": ["pin00002"],
+            "content": "The user's bank is Nordbank, PIN 4821", "reason": "Same bank"}  # fmt: skip
+    with pytest.raises(PlanRejected, match="looks like a PIN"):
+        validate_plan(plan(line), memories)
+    pointer = "The user's bank is Nordbank; the PIN is in the drawer"
+    memories[1] = item("pin00002", "The bank PIN is in the drawer")
+    validate_plan(plan({**line, "content": pointer}), memories)
+
+
+def test_an_import_keeps_where_a_secret_is_kept_but_never_the_secret():
+    sent = "- the Wi-Fi password is on the router\n- wifi password: hunter2\n- PIN 4821"
+    proposed = [
+        {"content": "The Wi-Fi password is on the router", "category": "context",
+         "subject": "wifi"},
+        {"content": "The wifi password: hunter2", "category": "context", "subject": "wifi 2"},
+        {"content": "The user's PIN 4821", "category": "context", "subject": "pin"},
+    ]  # fmt: skip
+    checked = check_imports(proposed, [], sent, "From what you sent")
+    assert [line["content"] for line in checked.lines] == ["The Wi-Fi password is on the router"]
+    assert [why for _, why in checked.left_out] == [
+        "looks like a password: secrets are never saved",
+        "looks like a PIN: secrets are never saved",
+    ]

@@ -3,6 +3,7 @@
 import re
 
 from memory.categories import Category
+from memory.proposals import ProposalStore
 from memory.tools import MEMORY_TOOLS, ToolContext, run_tool, tool_definitions
 
 ALICE, BOB = 111, 222
@@ -147,3 +148,32 @@ async def test_control_characters_in_a_tool_argument_are_a_tool_error_and_write_
     # Tabs and newlines are plain text.
     fine = {"content": "The user likes:\n\tgreen tea", "category": "preference", "subject": "tea"}
     assert not (await run_tool(ctx, "add_to_memory", fine, MEMORY_TOOLS)).is_error
+
+
+async def test_every_model_write_refuses_a_secret_but_keeps_where_one_is_kept(store, switch):
+    proposals = ProposalStore(store.sessionmaker)
+    ctx = ToolContext(store, switch, ALICE, 3, proposals=proposals, turn_id=1)
+    kept = await store.add(ALICE, "The user banks with Nordbank", Category.CONTEXT, "bank")
+    writes = [
+        ("add_to_memory", {"content": "The user's bank PIN is 4821", "category": "context",
+                           "subject": "bank PIN"}),
+        ("propose_memory", {"content": "Wi-Fi password: hunter2", "category": "context",
+                            "subject": "wifi"}),
+        ("update_memory", {"memory_id": kept.id,
+                           "content": "The Nordbank API key is sk-live-AbCdEf0123456789xyz"}),
+    ]  # fmt: skip
+    for name, arguments in writes:
+        outcome = await run_tool(ctx, name, arguments, MEMORY_TOOLS)
+        assert outcome.is_error, name
+        assert "secrets are never kept in memory" in outcome.content and "password manager" in (
+            outcome.content
+        )
+    assert [(m.id, m.content) for m in await store.list_active(ALICE)] == [
+        (kept.id, "The user banks with Nordbank")
+    ]
+    pointer = {"content": "The Wi-Fi password is on the router", "category": "context",
+               "subject": "wifi"}  # fmt: skip
+    assert not (await run_tool(ctx, "propose_memory", pointer, MEMORY_TOOLS)).is_error
+    manager = {"content": "The user's password manager is 1Password", "category": "preference",
+               "subject": "password manager"}  # fmt: skip
+    assert not (await run_tool(ctx, "add_to_memory", manager, MEMORY_TOOLS)).is_error

@@ -2,8 +2,12 @@
 the notes that tell the model what the user tapped (Remember, No, Undo) in its next request."""
 
 import re
+from dataclasses import replace
 
+from bot.agent.consent import Member, may_answer
 from memory.categories import Category
+from memory.items import ProposalStatus
+from memory.proposals import Proposal
 from tests.builders import tool_results
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.fakes.anthropic_server import text, tool_use
@@ -217,3 +221,67 @@ async def test_an_undo_tap_is_told_to_the_model_next_turn(harness):
         "user likes green tea\": it is not remembered. Don't redo it unasked.]"
     )
     assert "tapped Undo on your" not in harness.model.system_text()
+
+
+async def test_a_tap_never_saves_a_secret_a_proposal_holds(harness):
+    # A question asked before secrets were refused in code still holds one.
+    question = await propose(harness)
+    consent = harness.services.consent
+    tea_id = int(button(question, "No").split(":")[1])
+    await press(harness, question, button(question, "No"))
+    tea = await consent.proposals.find(OWNER, tea_id)
+    pin = ("The user's bank PIN is 4821", Category.CONTEXT, "bank PIN")
+    secret = await consent.proposals.propose(OWNER, tea.conversation_id, None, pin)
+    assert await press(harness, question, f"p:{secret.id}:y", as_is=True) == []
+    answer = last_answer(harness)
+    assert answer["show_alert"] and "looks like a secret" in answer["text"]
+    assert await harness.store.list_active(OWNER) == []
+    await harness.say(OWNER, "ok")
+    assert "it looks like a PIN, and secrets are never kept" in newest_user_texts(harness)[-1]
+
+
+GROUP = -100456
+
+
+async def test_in_a_group_only_the_member_it_is_about_or_who_said_it_may_answer(harness):
+    def ask(words: str, subject: str, content: str, user_id: int, name: str):
+        harness.model.script(
+            tool_use("propose_memory", {"content": content, "category": "preference",
+                                        "subject": subject}),
+            text("Noted."),
+        )  # fmt: skip
+        return harness.say(GROUP, f"@memory_test_bot {words}", user_id=user_id,
+                           chat_type="supergroup", first_name=name)  # fmt: skip
+
+    # Bob speaks about himself: Alice may neither accept nor decline it for him.
+    await ask("I'm vegan", "Bob: diet", "Bob is vegan", FRIEND, "Bob")
+    question = last_to(harness, GROUP)
+    assert question["text"] == "Remember this? 'Bob is vegan'"
+    for label in ("Remember", "No"):
+        assert await press(harness, question, button(question, label), OWNER) == []
+        answer = last_answer(harness)
+        assert answer["show_alert"] and "Only the member this is about" in answer["text"]
+    assert buttons(harness.tg.message(GROUP, question["message_id"]))
+    assert await harness.store.list_active(GROUP) == []
+    await press(harness, question, button(question, "Remember"), FRIEND, first_name="Bob")
+    assert [m.content for m in await harness.store.list_active(GROUP)] == ["Bob is vegan"]
+
+    # Alice says something about Bob: Bob, whom it is about, may accept it.
+    await ask("Bob hates cilantro", "Bob: herbs", "Bob hates cilantro", OWNER, "Alice")
+    question = last_to(harness, GROUP)
+    await press(harness, question, button(question, "Remember"), FRIEND, first_name="Bob")
+    assert last_answer(harness)["text"] == "Saved."
+    assert len(await harness.store.list_active(GROUP)) == 2
+
+
+def test_who_may_answer_a_groups_question():
+    about_bob = Proposal(1, GROUP, 1, "Bob is vegan", Category.PREFERENCE, "Bob: diet",
+                         ProposalStatus.PENDING, turn_id=9)  # fmt: skip
+    alice, bob, carol = Member(OWNER, "Alice"), Member(FRIEND, "Bob Smith"), Member(3, "Carol")
+    assert may_answer(about_bob, OWNER, alice)  # who said it
+    assert may_answer(about_bob, OWNER, bob)  # whom it is about, by first name
+    assert not may_answer(about_bob, OWNER, carol)
+    shipping = replace(about_bob, category=Category.PROJECT, subject="shipping")
+    assert may_answer(shipping, OWNER, alice) and not may_answer(shipping, OWNER, bob)
+    person = replace(about_bob, category=Category.PERSON, subject="Carol")
+    assert may_answer(person, OWNER, carol) and not may_answer(person, OWNER, bob)

@@ -1,9 +1,12 @@
 """/memory import and /memory export markdown end to end, on both engines."""
 
+import logging
+
 from memory.categories import Category
 from tests.buttons import button, buttons, last_to, press
 from tests.fakes.anthropic_server import tool_use
 from tests.harness import OWNER
+from tests.import_files import MALFORMED, zip_bomb
 from tests.tidy_support import batch_changes
 
 
@@ -122,3 +125,39 @@ async def test_a_markdown_file_sent_with_the_caption_is_read_by_the_model(harnes
     await harness.idle()
     assert last_to(harness, OWNER)["text"].startswith("I can import my own export")
     assert len(harness.model.requests) == 1
+
+
+def import_document(harness, data: bytes | None, name: str, **kwargs) -> None:
+    """Send a file with the caption /memory import."""
+    harness.tg.push_document(OWNER, data, name, "application/octet-stream",
+                             caption="/memory import", **kwargs)  # fmt: skip
+
+
+def no_traceback(caplog) -> None:
+    """Assert that nothing was logged with a traceback or as an error."""
+    assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+async def test_each_malformed_file_gets_the_imports_own_line(harness, caplog):
+    for name, data in MALFORMED.items():
+        import_document(harness, data, name)
+        await harness.idle()
+        answer = last_to(harness, OWNER)["text"]
+        assert answer.startswith("I can import my own export"), (name, answer)
+    no_traceback(caplog)
+    assert harness.model.requests == [] and await harness.store.list_active(OWNER) == []
+
+
+async def test_a_zip_bomb_is_refused_without_inflating_it(harness, caplog):
+    bomb = zip_bomb(64 * 1024 * 1024)
+    assert len(bomb) < 200 * 1024
+    import_document(harness, bomb, "memories.zip")
+    await harness.idle()
+    assert last_to(harness, OWNER)["text"].startswith("That file is too big to import")
+    no_traceback(caplog)
+    # A file Telegram says is over 20 MB is refused before it is fetched.
+    import_document(harness, None, "memories.zip", size=21 * 1024 * 1024)
+    await harness.idle()
+    assert last_to(harness, OWNER)["text"].startswith("That file is too big to import")
+    assert [method for method, _ in harness.tg.calls if method == "getFile"] == ["getFile"]
+    no_traceback(caplog)
