@@ -156,3 +156,49 @@ async def test_a_claim_left_by_a_dead_process_is_not_sent_once_cancelled(reminde
     assert await DueLoop(reminders, outlet, FakeClock(due + LEASE)).fire_due() == 1
     assert outlet.fired == []
     assert await outcomes(sessionmaker, reminder.id) == [FireOutcome.SKIPPED]
+
+
+class HeldOutlet(ScriptedOutlet):
+    """Keeps every send waiting until released, as a slow Telegram would."""
+
+    def __init__(self):
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def fire(self, claim: Claim, late: bool) -> Delivery:
+        delivery = await super().fire(claim, late)
+        await self.release.wait()
+        return delivery
+
+
+async def lease_of(sessionmaker, reminder_id: int):
+    async with sessionmaker() as session:
+        return await session.scalar(
+            select(ReminderFire.lease_until).where(ReminderFire.reminder_id == reminder_id)
+        )
+
+
+async def test_a_slow_send_keeps_its_lease_so_no_other_process_sends_it_too(database_url):
+    engines = [create_engine(database_url) for _ in range(2)]
+    lease = timedelta(seconds=0.3)  # renewed every 0.1 s of real time
+    try:
+        makers = [create_sessionmaker(engine) for engine in engines]
+        stores = [ReminderStore(maker) for maker in makers]
+        reminder = await add(stores[0], T0, in_duration="PT1M")
+        clock = FakeClock(T0 + timedelta(minutes=1))
+        slow, other = HeldOutlet(), ScriptedOutlet()
+        sending = asyncio.create_task(DueLoop(stores[0], slow, clock, lease=lease).fire_due())
+        await asyncio.wait_for(slow.arrived.wait(), 5)
+        clock.advance(timedelta(minutes=10))  # far past the lease it was claimed with
+        async with asyncio.timeout(10):
+            # Polls the database for the renewal, which the loop does in real time.
+            while (await lease_of(makers[1], reminder.id)) <= clock.now():  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        assert await DueLoop(stores[1], other, clock, lease=lease).fire_due() == 0
+        slow.release.set()
+        assert await sending == 1
+        assert other.fired == [] and len(slow.fired) == 1
+        assert await outcomes(makers[0], reminder.id) == [FireOutcome.SENT]
+    finally:
+        for engine in engines:
+            await engine.dispose()
