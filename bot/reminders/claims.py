@@ -189,6 +189,15 @@ class FireClaims:
                 .values(outcome=outcome, message_id=message_id, sent_at=sent_at, lease_until=None)
             )
 
+    async def mark_missed(self, reminder_id: int) -> None:
+        """Mark a one-off missed (listed in /reminders) once its fire came too late to send."""
+        async with self._sessionmaker.begin() as session:
+            await session.execute(
+                update(Reminder)
+                .where(Reminder.id == reminder_id, Reminder.state == ReminderState.DONE)
+                .values(state=ReminderState.MISSED, updated_at=utcnow())
+            )
+
     async def pause_chat(self, chat_id: int) -> int:
         """Pause every active reminder of a chat that blocked the bot; return how many."""
         async with self._sessionmaker.begin() as session:

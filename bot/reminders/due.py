@@ -219,6 +219,8 @@ class DueLoop:
             )
             if outcome is not FireOutcome.CLAIMED:
                 await self._store.record(claim.fire_id, outcome)
+            if outcome is FireOutcome.MISSED and not claim.reminder.repeats:
+                await self._store.mark_missed(claim.reminder.id)
 
     async def _send(self, claim: Claim, now: datetime) -> None:
         """Send one claim and record what came of it; a blocked chat pauses its reminders."""

@@ -202,3 +202,15 @@ async def test_a_slow_send_keeps_its_lease_so_no_other_process_sends_it_too(data
     finally:
         for engine in engines:
             await engine.dispose()
+
+
+async def test_a_claim_left_more_than_a_day_is_told_missed_not_sent(reminders, sessionmaker):
+    reminder = await add(reminders, T0, in_duration="PT1M")
+    due = T0 + timedelta(minutes=1)
+    await reminders.claim_due(due, 100, functools.partial(decide, now=due), due + LEASE)
+    outlet = ScriptedOutlet()
+    later = due + timedelta(days=1, minutes=1)
+    assert await DueLoop(reminders, outlet, FakeClock(later)).fire_due() == 1
+    assert outlet.fired == [] and outlet.missed == [[reminder.id]]
+    assert [r.id for r in await reminders.missed(ANN.owner_id, 5)] == [reminder.id]
+    assert await outcomes(sessionmaker, reminder.id) == [FireOutcome.MISSED]
