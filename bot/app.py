@@ -214,9 +214,9 @@ async def post_init(application: BotApplication) -> None:
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
     start_leases(application)
-    reminders = data.services.reminders
-    outlet = TelegramOutlet(application)
-    due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm)
+    reminders = data.services.reminders  # a fire's lease is a turn's (taken over as soon)
+    outlet, lease = TelegramOutlet(application), timedelta(seconds=settings.turn_lease_seconds)
+    due_loop = DueLoop(reminders.store, outlet, reminders.clock, reminders.alarm, lease)
     data.due_loop = asyncio.create_task(due_loop.run())
     if settings.conversation_retention_days and application.job_queue is not None:
         # PTB's job-queue extra is a dependency, so the queue is always there.

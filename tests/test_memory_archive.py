@@ -5,9 +5,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.conversations.retention import FORGET_BATCH
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
-from bot.conversations.store import FORGET_BATCH, ConversationStore
+from bot.conversations.store import ConversationStore
 from bot.settings import SettingsError, load_settings
 from memory.categories import Category
 from memory.db import create_sessionmaker

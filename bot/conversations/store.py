@@ -4,7 +4,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, literal, select, update
+from sqlalchemy import ColumnElement, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
@@ -12,6 +12,7 @@ from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
 from bot.conversations.content import content_tokens, search_text
 from bot.conversations.models import Conversation, Turn
+from bot.conversations.retention import forget_quiet
 from bot.conversations.snapshot import (
     ChatThread,
     ConversationState,
@@ -33,8 +34,6 @@ from memory.switch import load_memory_enabled, memory_enabled_expression
 NO_REF = MessageRef()
 # After a crash, messages younger than this are answered on restart; older ones would surprise.
 RECOVERY_WINDOW = timedelta(minutes=15)
-# Conversations deleted per transaction by retention: other chats wait at most that long.
-FORGET_BATCH = 200
 
 
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool, budget: int) -> str:
@@ -325,17 +324,7 @@ class ConversationStore:
         time) is never deleted, and deletion goes in batches, so no chat waits long on it.
         """
         cutoff = min(cutoff, self._clock() - self._idle_timeout)
-        old = select(Conversation.id).where(Conversation.last_activity_at < cutoff)
-        deleted = 0
-        while True:
-            async with self._sessionmaker.begin() as session:
-                batch = (await session.scalars(old.limit(FORGET_BATCH))).all()
-                if not batch:
-                    return deleted
-                # Turns first, so every index (and its triggers) sees each one go.
-                await session.execute(delete(Turn).where(Turn.conversation_id.in_(batch)))
-                await session.execute(delete(Conversation).where(Conversation.id.in_(batch)))
-                deleted += len(batch)
+        return await forget_quiet(self._sessionmaker, cutoff)
 
     async def refresh_memory_block(self, owner_id: int) -> None:
         """Re-render the block of the owner's open conversations after a direct memory change."""

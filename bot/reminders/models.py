@@ -103,10 +103,17 @@ class ReminderFire(Base):
     claimed_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     message_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # While claimed and not sent: after this instant any process may claim it again and send
+    # it (the sender died, or a passing failure's backoff is over).
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # The first passing failure of its send: retries stop a bounded time after it.
+    failed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
     __table_args__ = (
         UniqueConstraint("reminder_id", "scheduled_at", name="uq_reminder_fires_instant"),
         CheckConstraint(f"outcome IN ({_values(FireOutcome)})", name="outcome"),
+        Index("ix_reminder_fires_lease", "outcome", "lease_until"),
     )
 
 

@@ -77,11 +77,21 @@ class Decision:
 
 @dataclass(frozen=True)
 class Claim:
-    """A due instant this process claimed: only it sends it."""
+    """A due instant this process claimed: only it sends it, until its lease runs out."""
 
     fire_id: int
+    # Its next_fire_at is the instant being fired.
     reminder: ReminderRecord
     decision: Decision
+    # The sends of this instant started so far, this one included.
+    attempts: int = 1
+    # When its first send failed for a passing reason; None when none did.
+    failed_at: datetime | None = None
+
+    @property
+    def resent(self) -> bool:
+        """Tell whether an earlier send ended with no outcome (its process died)."""
+        return self.attempts > 1 and self.failed_at is None
 
 
 def record_of(row: Row) -> ReminderRecord:

@@ -1,19 +1,16 @@
 """Reminders in the database: every read and write scoped by owner, each fire claimed once."""
 
 import zoneinfo
-from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import func, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.reminders.claims import FireClaims
 from bot.reminders.models import FireOutcome, OwnerZone, Reminder, ReminderFire, ReminderState
 from bot.reminders.records import (
     ACTIVE_STATES,
     COLUMNS,
-    Claim,
-    Decision,
     Place,
     ReminderLimit,
     ReminderNotFound,
@@ -21,15 +18,11 @@ from bot.reminders.records import (
     record_of,
 )
 from bot.reminders.timing import Schedule
-from memory.db import affected
 from memory.models import utcnow
 
 
-class ReminderStore:
+class ReminderStore(FireClaims):
     """Creates, lists, changes and claims reminders."""
-
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
-        self._sessionmaker = sessionmaker
 
     async def zone_of(self, owner_id: int) -> str | None:
         """Return the owner's IANA zone, or None when it is not known yet."""
@@ -166,87 +159,6 @@ class ReminderStore:
                 .values(**values, updated_at=utcnow())
             )
             return await self._get(session, owner_id, reminder_id)
-
-    async def next_due_at(self) -> datetime | None:
-        """Return when the earliest active reminder of anyone fires."""
-        async with self._sessionmaker() as session:
-            return await session.scalar(
-                select(func.min(Reminder.next_fire_at)).where(
-                    Reminder.state == ReminderState.ACTIVE
-                )
-            )
-
-    async def claim_due(
-        self, now: datetime, limit: int, decide: Callable[[ReminderRecord], Decision]
-    ) -> list[Claim]:
-        """Claim the instants due at now, each once, and move their reminders on."""
-        query = (
-            select(*COLUMNS)
-            .where(Reminder.state == ReminderState.ACTIVE, Reminder.next_fire_at <= now)
-            .order_by(Reminder.next_fire_at, Reminder.id)
-            .limit(limit)
-            # Another process's claims in progress are skipped, not waited for (Postgres;
-            # SQLite has one writer at a time, and the conditional update below decides).
-            .with_for_update(skip_locked=True)
-        )
-        claims = []
-        async with self._sessionmaker.begin() as session:
-            for row in (await session.execute(query)).all():
-                reminder = record_of(row)
-                claim = await self._claim(session, reminder, decide(reminder))
-                if claim is not None:
-                    claims.append(claim)
-        return claims
-
-    @staticmethod
-    async def _claim(
-        session: AsyncSession, reminder: ReminderRecord, decision: Decision
-    ) -> Claim | None:
-        """Move one due reminder on and write its fire, unless another process already did."""
-        moved = await session.execute(
-            update(Reminder)
-            .where(
-                Reminder.id == reminder.id,
-                Reminder.state == ReminderState.ACTIVE,
-                Reminder.next_fire_at == reminder.next_fire_at,
-            )
-            .values(next_fire_at=decision.next_fire_at, state=decision.state, updated_at=utcnow())
-        )
-        if affected(moved) != 1:
-            return None
-        try:
-            async with session.begin_nested():
-                fire = ReminderFire(
-                    reminder_id=reminder.id, scheduled_at=reminder.next_fire_at,
-                    outcome=decision.outcome,
-                )  # fmt: skip
-                session.add(fire)
-        except IntegrityError:
-            # The unique key on (reminder, instant): this instant was fired before.
-            return None
-        return Claim(fire.id, reminder, decision)
-
-    async def record(
-        self, fire_id: int, outcome: FireOutcome, message_id: int | None = None
-    ) -> None:
-        """Record what became of a claimed fire."""
-        sent_at = utcnow() if outcome is FireOutcome.SENT else None
-        async with self._sessionmaker.begin() as session:
-            await session.execute(
-                update(ReminderFire)
-                .where(ReminderFire.id == fire_id)
-                .values(outcome=outcome, message_id=message_id, sent_at=sent_at)
-            )
-
-    async def pause_chat(self, chat_id: int) -> int:
-        """Pause every active reminder of a chat that blocked the bot; return how many."""
-        async with self._sessionmaker.begin() as session:
-            paused = await session.execute(
-                update(Reminder)
-                .where(Reminder.chat_id == chat_id, Reminder.state == ReminderState.ACTIVE)
-                .values(state=ReminderState.PAUSED, updated_at=utcnow())
-            )
-            return affected(paused)
 
     async def check_ins_sent_since(self, owner_id: int, since: datetime) -> int:
         """Return how many check-ins of the owner were answered since an instant."""

@@ -8,7 +8,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from telegram import Update
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
 
 from bot.conversations.blocks import text_block
 from bot.conversations.snapshot import ChatThread
@@ -18,6 +18,7 @@ from bot.reminders.records import Claim, ReminderNotFound, ReminderRecord
 from bot.reminders.store import ReminderStore
 from bot.reminders.timing import TimingError
 from bot.reminders.zones import find_zone
+from bot.telegram import reminder_notices as notices
 from bot.telegram import reminder_views as views
 from bot.telegram.context import BotApplication, BotContext, Services, owner_id
 from bot.telegram.delivery import deliver_answer, markup, send_html, send_view
@@ -55,6 +56,11 @@ class TelegramOutlet:
             if any(words in str(error).lower() for words in GONE_CHAT):
                 return Delivery(FireOutcome.BLOCKED)
             raise
+        except NetworkError as error:
+            # A timeout, a 5xx or a reset connection (BadRequest, a subclass, is caught above):
+            # the same send may work later. After a timeout it may also have arrived.
+            logger.info("reminder %s not sent for now: %s", reminder.id, error)
+            return Delivery(FireOutcome.FAILED, passing=True)
 
     async def tell_missed(self, missed: Sequence[ReminderRecord]) -> None:
         """Tell one chat, once, about the one-offs it missed."""
@@ -63,6 +69,22 @@ class TelegramOutlet:
             self._application.bot, first.chat_id, views.missed(missed), thread_id=first.thread_id
         )
 
+    async def tell_unsent(self, reminder: ReminderRecord) -> None:
+        """Tell a chat, once, that a reminder could not be sent however often it was tried."""
+        await self._tell(reminder, notices.unsent(reminder))
+
+    async def tell_broken(self, reminder: ReminderRecord) -> None:
+        """Tell a chat, once, that a reminder could not be scheduled and was stopped."""
+        await self._tell(reminder, notices.broken(reminder))
+
+    async def _tell(self, reminder: ReminderRecord, text: str) -> None:
+        """Send a notice about a reminder where it fires; a blocked chat is not told."""
+        bot, chat = self._application.bot, reminder.chat_id
+        try:
+            await send_html(bot, chat, text, thread_id=reminder.thread_id)
+        except (Forbidden, BadRequest) as error:
+            logger.info("could not tell the chat of reminder %s: %s", reminder.id, error)
+
     async def _send(self, reminder: ReminderRecord, late: bool) -> Delivery:
         """Send a plain reminder with its buttons; never a model call."""
         view = views.fired(reminder, reminder.next_fire_at, late)
@@ -70,8 +92,12 @@ class TelegramOutlet:
             self._application.bot, reminder.chat_id, view.text, thread_id=reminder.thread_id,
             reply_markup=markup(view.buttons),
         )  # fmt: skip
-        await self._in_lane(reminder, self._remember(reminder, view.text))
-        return Delivery(FireOutcome.SENT, sent[-1].message_id)
+
+        async def remember() -> None:
+            await self._in_lane(reminder, self._remember(reminder, view.text))
+
+        # Stored once the send is recorded: a crash meanwhile must not send it again.
+        return Delivery(FireOutcome.SENT, sent[-1].message_id, then=remember)
 
     async def _remember(self, reminder: ReminderRecord, text: str) -> None:
         """Store the fired reminder as the bot's turn, so a reply to it has its context."""

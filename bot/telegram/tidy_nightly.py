@@ -63,15 +63,23 @@ async def run_nightly(application: BotApplication, now: datetime) -> int:
     services = application.bot_data.services
     ran = 0
     for owner_id in await services.tidy.batches.owners_with_memories():
-        if (
-            now.astimezone(await owner_zone(application.bot_data.services, owner_id))
-        ).hour != NIGHTLY_HOUR:
-            continue
-        # In the owner's chat lane, under its lease: never beside one of its chat turns.
-        ran += await lanes(application).run_exclusive(
-            owner_id, nightly_pass(application, owner_id, now)
-        )
+        try:
+            ran += await _nightly_owner(application, owner_id, now)
+        except Exception:
+            # One owner's failure (bad data, a chat gone) must not cost the others their pass.
+            logger.exception("nightly tidy of owner %s failed; the other owners go on", owner_id)
     return ran
+
+
+async def _nightly_owner(application: BotApplication, owner_id: int, now: datetime) -> bool:
+    """Run one owner's pass if their local hour is NIGHTLY_HOUR; tell if it ran."""
+    zone = await owner_zone(application.bot_data.services, owner_id)
+    if now.astimezone(zone).hour != NIGHTLY_HOUR:
+        return False
+    # In the owner's chat lane, under its lease: never beside one of its chat turns.
+    return await lanes(application).run_exclusive(
+        owner_id, nightly_pass(application, owner_id, now)
+    )
 
 
 async def nightly_job(context: BotContext) -> None:

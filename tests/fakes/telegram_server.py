@@ -226,6 +226,10 @@ class FakeTelegram(UserSide, MemberSide):
         self._chats: dict[Any, dict[str, Any]] = {}
         self._faults: dict[str, list[_ApiError]] = {}
         self._refusals: dict[str, _ApiError] = {}  # persistent, by lower-cased method
+        # sendMessage calls whose text holds these words wait (after being recorded) until
+        # drop_held(), which answers them as a gateway that lost them would.
+        self._hold_words: str | None = None
+        self._held = asyncio.Event()
         self._disabled: set[str] = set()  # lower-cased methods answered as unknown
         self._topics: dict[Any, set[int]] = {}  # message_thread_id values known per chat
         self._migrated: dict[Any, int] = {}  # old group id -> its supergroup's id
@@ -354,6 +358,23 @@ class FakeTelegram(UserSide, MemberSide):
         description = description or "Bad Request: injected failure"
         self._refusals[method.lower()] = _ApiError(status, description)
 
+    def hold_messages(self, words: str) -> None:
+        """Keep every sendMessage whose text holds words waiting, unanswered, until drop_held()."""
+        self._hold_words, self._held = words, asyncio.Event()
+
+    def drop_held(self) -> None:
+        """Answer the held sendMessage calls (and stop holding) with 502: none was delivered."""
+        self._hold_words = None
+        self._held.set()
+
+    async def _hold(self, name: str, params: dict[str, Any]) -> None:
+        """Wait while a sendMessage call is held; raise a 502 when it is dropped."""
+        words = self._hold_words
+        if name != "sendMessage" or words is None or words not in str(params.get("text", "")):
+            return
+        await self._held.wait()
+        raise _ApiError(502, "Bad Gateway")
+
     def allow(self, method: str) -> None:
         """Stop refusing a method that fail_always refused."""
         self._disabled.discard(method.lower())
@@ -462,6 +483,7 @@ class FakeTelegram(UserSide, MemberSide):
                 raise _ApiError(404, "Not Found: method not found")
             if self.latency and name != "getUpdates":
                 await asyncio.sleep(self.latency)
+            await self._hold(name, params)
             faults = self._faults.get(name.lower())
             if faults:
                 raise faults.pop(0)

@@ -32,6 +32,8 @@ class RecordingOutlet:
     def __init__(self, answer: FireOutcome = FireOutcome.SENT):
         self.fired: list[tuple[int, datetime | None, bool]] = []
         self.missed: list[list[int]] = []
+        self.unsent: list[int] = []
+        self.broken: list[int] = []
         self.answer = answer
         self.arrived = asyncio.Event()
 
@@ -44,6 +46,12 @@ class RecordingOutlet:
 
     async def tell_missed(self, missed: Sequence[ReminderRecord]) -> None:
         self.missed.append([r.id for r in missed])
+
+    async def tell_unsent(self, reminder: ReminderRecord) -> None:
+        self.unsent.append(reminder.id)
+
+    async def tell_broken(self, reminder: ReminderRecord) -> None:
+        self.broken.append(reminder.id)
 
 
 @pytest.fixture
