@@ -3,12 +3,14 @@
 Memories (with every version, the undo log, the search index, the rendered block and the
 memory switch, the model's memory questions), conversations with their turns (and so their
 search index rows) and the notes waiting for the model there, reminders with their fires,
-the time zone, and the cached bytes of the files and voice notes in those conversations.
+the time zone, the daily counts of web searches and page reads, and the cached bytes of the
+files and voice notes in those conversations.
 The chat's turn lease stays: it names only the chat and the process answering it, the
 deletion runs holding it (bot/telegram/delete_data.py), and the lease keeper, which counts
 on its row, lets it go at its next tick. A table added later that is keyed by an owner or a
 chat belongs here too: tests/telegram/test_delete_my_data.py fails for a table it does not
-know.
+know: it reads every table of the migrated schema (tests/owner_rows.py), and its fixture
+must write a row of the owner to each.
 """
 
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.file_cache import FileCache
+from bot.agent.web_uses import WebUse
 from bot.conversations.blocks import Content
 from bot.conversations.models import Conversation, PendingNote, Turn
 from bot.reminders.models import OwnerZone, Reminder, ReminderFire
@@ -114,6 +117,7 @@ class DataEraser:
             await erase_memories(session, owner_id)
             hashes = await _erase_conversations(session, owner_id)
             await _erase_reminders(session, owner_id)
+            await session.execute(delete(WebUse).where(WebUse.owner_id == owner_id))
         # Only once the rows are gone: the cache is a copy, fetched again if another chat
         # sent the same bytes and needs them.
         return Erased(held, await self._cache.discard(hashes))

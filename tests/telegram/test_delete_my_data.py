@@ -4,64 +4,44 @@ import asyncio
 import time
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.telegram.processing import lanes
 from memory.batch_values import BatchKind, BatchState
 from memory.categories import Category
-from memory.models import Base
 from tests.buttons import button, buttons, last_answer, last_to, press
+from tests.fakes.anthropic_server import Reply, tool_use
 from tests.fakes.anthropic_server import text as reply
-from tests.fakes.anthropic_server import tool_use
+from tests.fakes.anthropic_web import cited, search_result, web_search
 from tests.fakes.media import sample_png
 from tests.harness import FRIEND, OWNER
+from tests.owner_rows import owner_rows
 from tests.reminders.clock import FakeClock
 
 GROUP = -100_500
 BOT = "@memory_test_bot"
-# Each table's rows belong to an owner through a column of its own or a parent's.
-OWNER_COLUMNS = ("owner_id", "chat_id")
-# Not the owner's data: which process answers the chat now; the deletion holds it, and the
-# lease keeper lets it go at its next tick (bot/agent/erasure.py).
-PROCESS_TABLES = frozenset({"turn_leases"})
-
-
-def _owner_query(table, owner: int):
-    """Return a count of the table's rows kept for the owner, or None if it cannot say."""
-    for name in OWNER_COLUMNS:
-        if name in table.c:
-            return select(func.count()).select_from(table).where(table.c[name] == owner)
-    for key in table.foreign_keys:
-        parent = key.column.table
-        if "owner_id" in parent.c:
-            return (
-                select(func.count())
-                .select_from(table.join(parent, key.parent == key.column))
-                .where(parent.c.owner_id == owner)
-            )
-    return None
+BAKERY = search_result("Town bakery: hours", "https://bakery.example.org/hours")
+START = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
 async def kept_for(engine: AsyncEngine, owner: int) -> dict[str, int]:
-    """Count each table's rows kept for the owner; fail for a table whose owner is unknown."""
-    counts = {}
-    async with engine.connect() as connection:
-        for table in Base.metadata.sorted_tables:
-            if table.name in PROCESS_TABLES:
-                continue
-            query = _owner_query(table, owner)
-            assert query is not None, f"{table.name}: whose rows? /delete_my_data must know"
-            counts[table.name] = await connection.scalar(query)
-        if connection.dialect.name == "sqlite":
-            # The memory index's rows carry their owner (on Postgres they cascade with it).
-            found = text("SELECT count(*) FROM agent_memory_search WHERE owner_id = :owner")
-            counts["agent_memory_search"] = await connection.scalar(found, {"owner": owner})
-    return counts
+    """Count the rows kept for the owner in every table of the live schema."""
+    return await owner_rows(engine, owner)
 
 
-async def arrange(bot, chat_id: int, **sender) -> None:
-    """Give an owner some of everything: memories, versions, undo log, turns, a file, reminder."""
+def left_over(counts: dict[str, int]) -> dict[str, int]:
+    """Return the tables that still hold rows of the owner, with how many."""
+    return {name: count for name, count in counts.items() if count}
+
+
+def _everything_written(counts: dict[str, int]) -> None:
+    """Fail for a table of the owner's that arrange wrote nothing to: it would go untested."""
+    empty = sorted(name for name, count in counts.items() if not count)
+    assert empty == [], f"arrange() writes no row of the owner to {empty}: make it write one"
+
+
+async def arrange(bot, clock: FakeClock, chat_id: int, **sender) -> None:
+    """Give an owner a row in every table of theirs: _everything_written checks it did."""
     mention = f"{BOT} " if sender else ""
 
     async def say(words: str) -> None:
@@ -74,12 +54,21 @@ async def arrange(bot, chat_id: int, **sender) -> None:
         reply("Saved."),
         tool_use("create_reminder", {"text": "water the plants", "in_duration": "P2D"}),
         reply("Set."),
+        tool_use("create_reminder", {"text": "take the bread out", "in_duration": "PT20M"}),
+        reply("Set."),
         reply("A nice photo."),
+        Reply([*web_search("bakery hours", [BAKERY]), cited("It opens at 7.", BAKERY)]),
     )  # fmt: skip
     await say("remember that I like hiking in the Alps")
     await say("remind me in two days to water the plants")
+    await say("in 20 minutes remind me to take the bread out")
+    sent = len(bot.tg.messages_to(chat_id))
+    clock.advance(timedelta(minutes=20))  # a reminder fired: its fire is recorded
+    await bot.tg.wait_for_messages(chat_id, sent + 1)
+    await clock.settled()
     bot.tg.push_photo(chat_id, sample_png(30, 30), caption=f"{BOT} look", **sender)
     await bot.idle()
+    await say("when does the bakery open?")  # a web search: the day's count of web uses
     [item] = await bot.store.list_active(chat_id)
     await bot.store.update(chat_id, item.id, "Alice likes hiking in the Alps and the Dolomites")
     work = await bot.store.add(chat_id, "Works at a bakery in town", Category.CONTEXT, "work")
@@ -108,19 +97,16 @@ def cached_files(bot) -> set[str]:
     return {path.name for path in folder.iterdir()} if folder.is_dir() else set()
 
 
-async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data(harness):
-    bot = harness
+async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
     engine = bot.services.engine
-    await arrange(bot, OWNER)
+    await arrange(bot, clock, OWNER)
     friendly = {"content": "Is a friend of the owner", "category": "context", "subject": "owner"}
     bot.model.script(tool_use("add_to_memory", friendly), reply("Ok."))
     await bot.say(FRIEND, "remember that I am a friend of the owner")
     before = await kept_for(engine, OWNER)
-    assert all(before[name] for name in ("agent_memories", "agent_memory_versions",
-               "agent_memory_changes", "conversations", "conversation_turns", "reminders",
-               "owner_zones", "agent_memory_blocks", "owner_settings", "agent_memory_batches",
-               "agent_memory_batch_changes", "memory_proposals",
-               "pending_notes")), before  # fmt: skip
+    _everything_written(before)
     friend = await kept_for(engine, FRIEND)
     files = cached_files(bot)
     assert files, "the photo should be cached"
@@ -144,7 +130,7 @@ async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data
     assert "Deleted everything" in done["text"] and "cannot be undone" in done["text"]
     assert "2 memories" in done["text"] and "1 cached file" in done["text"]
     assert buttons(done) == []
-    assert set((await kept_for(engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(engine, OWNER)) == {}
     assert (await kept_for(engine, FRIEND)) == friend
     assert cached_files(bot) == set()
     assert await bot.services.memory_control.search(OWNER, "hiking") == []
@@ -191,11 +177,12 @@ async def test_with_nothing_kept_there_is_nothing_to_confirm(harness):
     assert buttons(last_to(harness, OWNER)) == []
 
 
-async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(harness):
-    bot = harness
+async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
     engine = bot.services.engine
     group = {"user_id": OWNER, "chat_type": "supergroup"}
-    await arrange(bot, GROUP, **group)
+    await arrange(bot, clock, GROUP, **group)
     await bot.store.add(OWNER, "Private fact of the owner", Category.CONTEXT, "private")
     mine = await kept_for(engine, OWNER)
     before = await kept_for(engine, GROUP)
@@ -221,7 +208,7 @@ async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(harne
     bot.tg.set_member_status(GROUP, OWNER, "creator")
     await press(bot, question, button(question, "Delete"), OWNER)
     assert "Deleted everything I kept for this group" in last_to(bot, GROUP)["text"]
-    assert set((await kept_for(engine, GROUP)).values()) == {0}
+    assert left_over(await kept_for(engine, GROUP)) == {}
     assert (await kept_for(engine, OWNER)) == mine  # the admin's own data is theirs
 
 
@@ -248,7 +235,7 @@ async def test_a_turn_in_progress_ends_before_the_deletion_and_writes_nothing_af
     # Two memories deleted: the turn's save landed before the deletion, never after it.
     done = bot.tg.message(OWNER, question["message_id"])
     assert "Deleted everything" in done["text"] and "2 memories" in done["text"]
-    assert set((await kept_for(engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(engine, OWNER)) == {}
 
 
 async def lane_holds(bot, count: int) -> None:
@@ -261,7 +248,7 @@ async def lane_holds(bot, count: int) -> None:
 
 
 async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it(start_bot):
-    clock = FakeClock(datetime(2026, 11, 24, 12, 0, tzinfo=UTC))
+    clock = FakeClock(START)
     bot = await start_bot(app_options={"reminder_clock": clock})
     await bot.say(OWNER, "/timezone Berlin")
     bot.model.script(
@@ -288,7 +275,7 @@ async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it
     await clock.settled()
     assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
     # The reminder was sent, but not stored as a turn of a new conversation afterwards.
-    assert set((await kept_for(bot.services.engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
 
 
 async def press_without_waiting(bot, message: dict, data: str) -> None:
