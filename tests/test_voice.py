@@ -241,3 +241,11 @@ async def test_a_transcript_is_bounded_by_the_notes_length_before_chat_and_model
     heard = bot.model.last_user_text().split(MARK + "\n", 1)[1]
     assert len(heard) <= 6_000 + len("… [transcript cut: longer than a 4:40 note can say]")
     assert bot.model.invalid == []
+
+
+async def test_bidi_controls_of_a_transcript_are_not_shown(start_voice_bot, speech):
+    bot = await start_voice_bot()
+    speech.script("Remind me on \u202eyadirF\u202c at nine\u200b.")
+    await send_voice(bot)
+    shown, _ = replies(bot)
+    assert shown["text"] == "Your voice note, as I heard it:\nRemind me on yadirF at nine."

@@ -251,3 +251,31 @@ def test_web_statuses_name_the_query_or_the_domain():
         tool_status("web_search", "<b>x</b>") == "<i>Searching the web: &lt;b&gt;x&lt;/b&gt;…</i>"
     )
     assert tool_status("web_fetch", "example.com") == "<i>Reading example.com…</i>"
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+INVISIBLE = "\u200b\u2060\ufeff\U000e0041"  # zero-width space, word joiner, BOM, a tag
+
+
+async def test_bidi_and_invisible_characters_of_a_page_never_reach_the_sources_list(harness):
+    hostile = search_result(
+        f"Pharmacy {BIDI[4]}gpj.exe{BIDI[8]} hours{BIDI}{INVISIBLE}",
+        f"https://pharmacy.example.org/{BIDI[4]}hours",
+    )
+    bare = search_result(f"{BIDI}{INVISIBLE}", "https://late.example.org/")
+    harness.model.script(
+        Reply(
+            [
+                *web_search("pharmacy", [hostile, bare]),
+                cited("Open till 9.", hostile),
+                cited(" Or late.", bare),
+            ]
+        )
+    )
+    [answer] = await harness.say(OWNER, QUESTION)
+    assert not set(answer) & set(BIDI + INVISIBLE), ascii(answer)
+    assert "• Pharmacy gpj.exe hours (pharmacy.example.org)" in answer
+    assert "• late.example.org (late.example.org)" in answer  # a title of nothing but them
+    [sent] = [m["result"] for m in harness.tg.sent if m["chat_id"] == OWNER]
+    links = [e["url"] for e in sent["entities"] if e["type"] == "text_link"]
+    assert links[0] == "https://pharmacy.example.org/%E2%80%AEhours"
