@@ -92,7 +92,6 @@ async def owner_rows(engine: AsyncEngine, owner: int) -> dict[str, int]:
                 f"{name}: whose rows are these? Add it to bot/agent/erasure.py (a column of "
                 f"{OWNER_COLUMNS} or a foreign key to a table with one), or to NOT_OWNED here"
             )
-            counts[name] = await connection.scalar(
-                select(func.count()).select_from(me).where(condition)
-            )
+            found = await connection.scalar(select(func.count()).select_from(me).where(condition))
+            counts[name] = found or 0
     return counts
