@@ -92,6 +92,9 @@ async def on_delete_button(update: Update, context: BotContext) -> None:
         await show_in_place(update, context.bot, texts.CANCELLED)
         return
     erased = await context.services.eraser.erase(owner_id(update))
+    # An album stored before it would be answered from a conversation that is gone.
+    if dropped := context.bot_data.albums.drop(chat_of(update).id):
+        logger.info("dropped %d album(s) waiting for an answer: deleted with the rest", dropped)
     if erased.held.empty and not erased.files:
         await query.answer(texts.ALREADY_DELETED_ALERT, show_alert=True)
         return

@@ -1,6 +1,7 @@
 """/delete_my_data end to end: real PTB and SDK against the fakes, on both engines."""
 
 import asyncio
+import logging
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -14,6 +15,7 @@ from tests.fakes.anthropic_server import Reply, tool_use
 from tests.fakes.anthropic_server import text as reply
 from tests.fakes.anthropic_web import cited, search_result, web_search
 from tests.fakes.media import sample_png
+from tests.files_support import push_album_photo
 from tests.harness import FRIEND, OWNER
 from tests.owner_rows import owner_rows
 from tests.reminders.clock import FakeClock
@@ -292,3 +294,37 @@ async def press_without_waiting(bot, message: dict, data: str) -> None:
         }
     )
     await bot.tg.wait_for_fetch()
+
+
+async def test_an_album_waiting_for_its_answer_is_dropped_with_the_data(harness, caplog):
+    caplog.set_level(logging.ERROR)
+    bot = harness
+    await bot.store.add(OWNER, "Works at a bakery in town", Category.CONTEXT, "work")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    requests = len(bot.model.requests)
+    for n in range(2):  # stored at once; answered after a quiet second
+        push_album_photo(bot.tg, OWNER, sample_png(20 + n, 20), "album-gone")
+    await bot.idle()
+    # The chat's lane is busy (as with a turn in progress): the press waits in it, and the
+    # album's answer, its quiet second over, waits behind the press.
+    free = asyncio.Event()
+    busy = asyncio.create_task(lanes(bot.running_app).run_exclusive(OWNER, free.wait()))
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await lane_holds(bot, 2)
+    [album] = album_tasks()
+    await lane_holds(bot, 3)  # the album's timer fired: its answer is queued after the press
+    free.set()
+    await busy
+    await bot.idle()
+    # Its done callbacks (the one that logs a failure) have run once it is gathered.
+    await asyncio.gather(album, return_exceptions=True)
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert album.cancelled() and len(bot.model.requests) == requests  # dropped, not answered
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+
+
+def album_tasks() -> list[asyncio.Task]:
+    """Return the albums' answers still waiting for quiet or for their chat's lane."""
+    return [t for t in asyncio.all_tasks() if t.get_name().startswith("album") and not t.done()]
