@@ -227,6 +227,7 @@ class FakeTelegram(UserSide, MemberSide):
         self._faults: dict[str, list[_ApiError]] = {}
         self._refusals: dict[str, _ApiError] = {}  # persistent, by lower-cased method
         self._disabled: set[str] = set()  # lower-cased methods answered as unknown
+        self._held: dict[str, asyncio.Event] = {}  # lower-cased methods answered on release
         self._topics: dict[Any, set[int]] = {}  # message_thread_id values known per chat
         self._migrated: dict[Any, int] = {}  # old group id -> its supergroup's id
         self._absent: set[Any] = set()  # chats the bot is not (or no longer) a member of
@@ -316,6 +317,15 @@ class FakeTelegram(UserSide, MemberSide):
         self.updates.append(update)
         self._notify()
         return update
+
+    def hold(self, method: str) -> None:
+        """Keep calls to method unanswered until release(method), as a slow server does."""
+        self._held.setdefault(method.lower(), asyncio.Event())
+
+    def release(self, method: str) -> None:
+        """Answer the held calls to method, and the later ones at once."""
+        if (held := self._held.pop(method.lower(), None)) is not None:
+            held.set()
 
     def fail_next(
         self,
@@ -462,6 +472,8 @@ class FakeTelegram(UserSide, MemberSide):
                 raise _ApiError(404, "Not Found: method not found")
             if self.latency and name != "getUpdates":
                 await asyncio.sleep(self.latency)
+            if (held := self._held.get(name.lower())) is not None:
+                await held.wait()
             faults = self._faults.get(name.lower())
             if faults:
                 raise faults.pop(0)

@@ -328,3 +328,33 @@ async def test_an_album_waiting_for_its_answer_is_dropped_with_the_data(harness,
 def album_tasks() -> list[asyncio.Task]:
     """Return the albums' answers still waiting for quiet or for their chat's lane."""
     return [t for t in asyncio.all_tasks() if t.get_name().startswith("album") and not t.done()]
+
+
+async def test_memory_off_sent_during_the_deletion_is_not_made_after_it(harness):
+    bot = harness
+    await bot.store.add(OWNER, "Works at a bakery in town", Category.CONTEXT, "work")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    # The deletion is done in the database and about to tell the chat when /memory off comes
+    # (it skips the lane, to take effect at once).
+    bot.tg.hold("answerCallbackQuery")
+    answered = len(await bot.tg.wait_for_call("answerCallbackQuery", 0))
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await bot.tg.wait_for_call("answerCallbackQuery", answered + 1)
+    sent = len(bot.tg.messages_to(OWNER))
+    bot.tg.push_message(OWNER, "/memory off")
+    await bot.tg.wait_for_fetch()
+    eraser = bot.services.eraser
+    async with asyncio.timeout(5):
+        # No event says the command waits for the deletion: a turn of the loop, no clock.
+        while eraser.waiting < 1 and len(bot.tg.messages_to(OWNER)) == sent:  # noqa: ASYNC110
+            await asyncio.sleep(0)
+    bot.tg.release("answerCallbackQuery")
+    await bot.idle()
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+    assert "did not change it: memory is on" in bot.tg.messages_to(OWNER)[-1]
+    # Sent after the deletion, it is made as always.
+    [off] = await bot.say(OWNER, "/memory off")
+    assert "off" in off.lower()
+    assert (await kept_for(bot.services.engine, OWNER))["owner_settings"] == 1
