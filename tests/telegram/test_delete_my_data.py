@@ -280,6 +280,32 @@ async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it
     assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
 
 
+async def test_a_check_in_taken_just_before_the_deletion_is_not_answered_after_it(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
+    await bot.say(OWNER, "/timezone Berlin")
+    plan = {"text": "plan my week", "in_duration": "PT20M", "check_in": True}
+    bot.model.script(tool_use("create_reminder", plan), reply("Set."))
+    await bot.say(OWNER, "in 20 minutes help me plan my week")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    bot.model.hold()
+    bot.model.script(reply("Sure."))
+    bot.tg.push_message(OWNER, "one more thing")
+    await bot.model.wait_for_requests(len(bot.model.requests) + 1)
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await lane_holds(bot, 2)
+    clock.advance(timedelta(minutes=20))
+    await lane_holds(bot, 3)  # the due loop took it: its answer waits behind the deletion
+    requests = len(bot.model.requests)
+    bot.model.release()
+    await bot.idle()
+    await clock.settled()
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert len(bot.model.requests) == requests  # the check-in was not answered
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+
+
 async def press_without_waiting(bot, message: dict, data: str) -> None:
     """Press a button and wait only until the bot has fetched the press."""
     bot.tg.push_update(
