@@ -115,9 +115,11 @@ class DataEraser:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], cache: FileCache):
         self._sessionmaker = sessionmaker
         self._cache = cache
-        # Per owner, in this process: who is being deleted, and how many deletions ended.
+        # Per owner, in this process: the lock a deletion holds, how many deletions were
+        # committed, and for one under way, how many had been when it began.
         self._locks: dict[int, asyncio.Lock] = {}
         self._deleted: dict[int, int] = {}
+        self._deleting: dict[int, int] = {}
         self._waiting = 0
 
     @property
@@ -133,12 +135,16 @@ class DataEraser:
     async def deleting(self, owner_id: int) -> AsyncIterator[None]:
         """Hold a deletion of the owner, from its start to its last word to the chat."""
         async with self._lock(owner_id):
-            yield
-            self._deleted[owner_id] = self._deleted.get(owner_id, 0) + 1
+            self._deleting[owner_id] = self._deleted.get(owner_id, 0)
+            try:
+                yield
+            finally:
+                del self._deleting[owner_id]
 
     async def unless_deleted(self, owner_id: int, write: Callable[[], Awaitable[T]]) -> T | None:
         """Make a write of the owner's, unless a deletion of theirs overlaps it: None then."""
-        seen = self._deleted.get(owner_id, 0)
+        # One under way counts from its start: it may have committed before this came.
+        seen = self._deleting.get(owner_id, self._deleted.get(owner_id, 0))
         lock = self._lock(owner_id)
         self._waiting += 1
         try:
@@ -165,6 +171,8 @@ class DataEraser:
             hashes = await _erase_conversations(session, owner_id)
             await _erase_reminders(session, owner_id)
             await session.execute(delete(WebUse).where(WebUse.owner_id == owner_id))
+        # Counted once committed: a write that waited for this deletion is not made after it.
+        self._deleted[owner_id] = self._deleted.get(owner_id, 0) + 1
         # Only once the rows are gone: the cache is a copy, fetched again if another chat
         # sent the same bytes and needs them.
         return Erased(held, await self._cache.discard(hashes))
