@@ -216,3 +216,36 @@ async def test_in_a_group_only_a_note_for_the_bot_is_heard_and_never_a_strangers
     assert "; from Ann]" in bot.model.last_user_text() and MARK in bot.model.last_user_text()
     [to_stranger] = [m["result"]["text"] for m in bot.tg.sent if m["chat_id"] == STRANGER]
     assert "private bot" in to_stranger
+
+
+async def test_a_transcript_is_bounded_by_the_notes_length_before_chat_and_model(
+    start_voice_bot, speech
+):
+    bot = await start_voice_bot()
+    bot.model.script(text("That was a lot."))
+    speech.script("blah " * 40_000)  # a server answering a 2-second note with 200,000 characters
+    await send_voice(bot, duration=2)
+    shown, answer = replies(bot)  # one transcript message, not 51
+    assert answer["text"] == "That was a lot."
+    cut = "… [transcript cut: longer than a 0:02 note can say]"
+    assert shown["text"].endswith(cut)
+    said = bot.model.last_user_text()
+    heard = said.split(MARK + "\n", 1)[1]
+    assert heard.endswith(cut) and heard.startswith("blah blah")
+    # At most 35 characters a second and 300 more: far below what was sent, cut at a word.
+    assert len(heard) - len(cut) <= 300 + 2 * 35 and heard[: -len(cut)].endswith("blah")
+    # Absolutely too: a long note's transcript is never past 6,000 characters and the mark.
+    speech.script("blah " * 40_000)
+    bot.model.script(text("Long one."))
+    await send_voice(bot, duration=280)
+    heard = bot.model.last_user_text().split(MARK + "\n", 1)[1]
+    assert len(heard) <= 6_000 + len("… [transcript cut: longer than a 4:40 note can say]")
+    assert bot.model.invalid == []
+
+
+async def test_bidi_controls_of_a_transcript_are_not_shown(start_voice_bot, speech):
+    bot = await start_voice_bot()
+    speech.script("Remind me on \u202eyadirF\u202c at nine\u200b.")
+    await send_voice(bot)
+    shown, _ = replies(bot)
+    assert shown["text"] == "Your voice note, as I heard it:\nRemind me on yadirF at nine."

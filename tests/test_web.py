@@ -3,11 +3,12 @@
 import logging
 
 import pytest
+import sqlalchemy as sa
 
 from bot.agent.web_tools import FETCH_TYPE, SEARCH_TYPE
 from bot.telegram.format import MAX_MESSAGE_LENGTH
 from bot.telegram.texts import tool_status
-from tests.fakes.anthropic_server import Reply, paced, text
+from tests.fakes.anthropic_server import Reply, paced, text, tool_use
 from tests.fakes.anthropic_web import cited, paused_search, search_result, web_fetch, web_search
 from tests.fakes.telegram_server import utf16_len
 from tests.harness import OWNER
@@ -169,26 +170,50 @@ async def test_a_failed_search_is_logged_once_and_answered_without_it(harness, c
     assert len([r for r in caplog.records if "unavailable" in r.getMessage()]) == 1
 
 
-async def test_uses_are_capped_per_turn_and_per_owner_day(start_bot):
+PAGES = ("https://mainst-pharmacy.example.com/hours", "https://city.example.org/late")
+
+
+def greedy(*queries: str, reads: tuple[str, ...] = (), then: str = "It closes at 9.") -> Reply:
+    """Return a reply that searches for each query and reads each page, then answers."""
+    blocks = [b for q in queries for b in web_search(q, [PHARMACY])]
+    blocks += [b for url in reads for b in web_fetch(url, "Hours", "Open 8 to 21.")]
+    return Reply([*blocks, cited(then, PHARMACY)])
+
+
+def made(answer: dict) -> list[str]:
+    """Return the web uses the API ran for a message: each tool's name, errors left out."""
+    results = {
+        b["tool_use_id"]: b["content"]
+        for b in answer["content"]
+        if b["type"] in ("web_search_tool_result", "web_fetch_tool_result")
+    }
+    return [
+        b["name"]
+        for b in answer["content"]
+        if b["type"] == "server_tool_use" and "error_code" not in results[b["id"]]
+    ]
+
+
+async def test_one_cap_covers_searches_and_reads_together_per_answer_and_per_day(start_bot):
     bot = await start_bot(web_uses_per_turn=2, web_uses_per_day=3)
     model = bot.model
-    three = Reply(
-        [
-            *web_search("one", [PHARMACY]),
-            *web_search("two", [CITY]),
-            *web_search("three", [PHARMACY]),
-            cited("It closes at 9.", PHARMACY),
-        ]
-    )
-    model.script(three)
-    await bot.say(OWNER, QUESTION)
-    assert web_tools_of(model.requests[0])[0]["max_uses"] == 2
-    # The API refused the third search of the call; two were made, and counted.
-    third = model.answers[0]["content"][5]["content"]
-    assert third == {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}
-    model.script(Reply([*web_search("four", [CITY]), cited("Yes.", CITY)]))
+    # A model that tries two searches and two page reads in one call makes two in all.
+    model.script(greedy("one", "two", reads=PAGES))
+    await bot.say(OWNER, f"are these open late? {PAGES[0]} {PAGES[1]}")
+    assert made(model.answers[0]) == ["web_search", "web_fetch"]
+    assert [(t["name"], t["max_uses"]) for t in web_tools_of(model.requests[0])] == [
+        ("web_search", 1), ("web_fetch", 1),
+    ]  # fmt: skip
+    # The day has one use left: one tool alone is offered (no link: the search), and the
+    # history's page read goes as text, as the request has no web_fetch.
+    model.script(greedy("three", "four"))
     await bot.say(OWNER, "and tomorrow?")
-    assert [t["max_uses"] for t in web_tools_of(model.requests[1])] == [1, 1]
+    assert [(t["name"], t["max_uses"]) for t in web_tools_of(model.requests[1])] == [
+        ("web_search", 1)
+    ]
+    assert made(model.answers[1]) == ["web_search"]
+    types = {b["type"] for m in model.requests[1]["messages"] for b in m["content"]}
+    assert "web_fetch_tool_result" not in types and "web_search_tool_result" in types
     # The day's three are spent: no web tools, and the history's web blocks told as text.
     model.script(text("I can't search any more today."))
     await bot.say(OWNER, "and Sunday?")
@@ -196,11 +221,28 @@ async def test_uses_are_capped_per_turn_and_per_owner_day(start_bot):
     types = {b["type"] for m in model.requests[2]["messages"] for b in m["content"]}
     assert not types & {"server_tool_use", "web_search_tool_result"}
     assert model.invalid == [] and model.unoffered == []
+    async with bot.services.engine.connect() as connection:
+        used = await connection.execute(sa.text("SELECT searches, fetches FROM web_uses"))
+        assert [tuple(row) for row in used] == [(2, 1)]
     # A restart keeps the count: it is in the database.
     await bot.restart()
     model.script(text("Still none."))
     await bot.say(OWNER, "please?")
     assert web_tools_of(model.requests[3]) == []
+
+
+async def test_an_answer_of_several_calls_shares_one_cap(start_bot):
+    bot = await start_bot(web_uses_per_turn=3)
+    model = bot.model
+    looked_up = tool_use("search_memory", {"query": "pharmacy"}).content
+    first = Reply([*greedy("one").content[:-1], *looked_up], "tool_use")
+    model.script(first, greedy("two", "three", "four"))
+    await bot.say(OWNER, QUESTION)
+    assert made(model.answers[0]) + made(model.answers[1]) == ["web_search", "web_search"]
+    assert [t["max_uses"] for t in web_tools_of(model.requests[0])] == [2, 1]
+    # One search made: the next call of the same answer gets the two left, one each.
+    assert [t["max_uses"] for t in web_tools_of(model.requests[1])] == [1, 1]
+    assert model.invalid == [] and model.unoffered == []
 
 
 async def test_web_tools_off_offers_none(start_bot):
@@ -251,3 +293,31 @@ def test_web_statuses_name_the_query_or_the_domain():
         tool_status("web_search", "<b>x</b>") == "<i>Searching the web: &lt;b&gt;x&lt;/b&gt;…</i>"
     )
     assert tool_status("web_fetch", "example.com") == "<i>Reading example.com…</i>"
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+INVISIBLE = "\u200b\u2060\ufeff\U000e0041"  # zero-width space, word joiner, BOM, a tag
+
+
+async def test_bidi_and_invisible_characters_of_a_page_never_reach_the_sources_list(harness):
+    hostile = search_result(
+        f"Pharmacy {BIDI[4]}gpj.exe{BIDI[8]} hours{BIDI}{INVISIBLE}",
+        f"https://pharmacy.example.org/{BIDI[4]}hours",
+    )
+    bare = search_result(f"{BIDI}{INVISIBLE}", "https://late.example.org/")
+    harness.model.script(
+        Reply(
+            [
+                *web_search("pharmacy", [hostile, bare]),
+                cited("Open till 9.", hostile),
+                cited(" Or late.", bare),
+            ]
+        )
+    )
+    [answer] = await harness.say(OWNER, QUESTION)
+    assert not set(answer) & set(BIDI + INVISIBLE), ascii(answer)
+    assert "• Pharmacy gpj.exe hours (pharmacy.example.org)" in answer
+    assert "• late.example.org (late.example.org)" in answer  # a title of nothing but them
+    [sent] = [m["result"] for m in harness.tg.sent if m["chat_id"] == OWNER]
+    links = [e["url"] for e in sent["entities"] if e["type"] == "text_link"]
+    assert links[0] == "https://pharmacy.example.org/%E2%80%AEhours"

@@ -3,24 +3,38 @@
 Memories (with every version, the undo log, the search index, the rendered block and the
 memory switch, the model's memory questions), conversations with their turns (and so their
 search index rows) and the notes waiting for the model there, reminders with their fires,
-the time zone, and the cached bytes of the files and voice notes in those conversations.
+the time zone, the daily counts of web searches and page reads, and the cached bytes of the
+files and voice notes in those conversations.
 The chat's turn lease stays: it names only the chat and the process answering it, the
 deletion runs holding it (bot/telegram/delete_data.py), and the lease keeper, which counts
 on its row, lets it go at its next tick. A table added later that is keyed by an owner or a
 chat belongs here too: tests/telegram/test_delete_my_data.py fails for a table it does not
-know.
+know: it reads every table of the migrated schema (tests/owner_rows.py), and its fixture
+must write a row of the owner to each.
+
+Writes that skip the chat's lane (/memory off and on take effect at once) could land just
+after a deletion of the same owner and bring a row back. So a deletion is held as one step
+(deleting), and such a write goes through unless_deleted: made before a deletion starts, it
+is deleted with the rest; arriving while one runs, it waits for it and is not made.
 """
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.file_cache import FileCache
+from bot.agent.web_uses import WebUse
 from bot.conversations.blocks import Content
 from bot.conversations.models import Conversation, PendingNote, Turn
 from bot.reminders.models import OwnerZone, Reminder, ReminderFire
 from memory.erase import count_memories, erase_memories
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -101,6 +115,48 @@ class DataEraser:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], cache: FileCache):
         self._sessionmaker = sessionmaker
         self._cache = cache
+        # Per owner, in this process: the lock a deletion holds, how many deletions were
+        # committed, and for one under way, how many had been when it began.
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._deleted: dict[int, int] = {}
+        self._deleting: dict[int, int] = {}
+        self._waiting = 0
+
+    @property
+    def waiting(self) -> int:
+        """Return how many writes wait for a deletion to end."""
+        return self._waiting
+
+    def _lock(self, owner_id: int) -> asyncio.Lock:
+        """Return the lock a deletion of the owner holds."""
+        return self._locks.setdefault(owner_id, asyncio.Lock())
+
+    @contextlib.asynccontextmanager
+    async def deleting(self, owner_id: int) -> AsyncIterator[None]:
+        """Hold a deletion of the owner, from its start to its last word to the chat."""
+        async with self._lock(owner_id):
+            self._deleting[owner_id] = self._deleted.get(owner_id, 0)
+            try:
+                yield
+            finally:
+                del self._deleting[owner_id]
+
+    async def unless_deleted(self, owner_id: int, write: Callable[[], Awaitable[T]]) -> T | None:
+        """Make a write of the owner's, unless a deletion of theirs overlaps it: None then."""
+        # One under way counts from its start: it may have committed before this came.
+        seen = self._deleting.get(owner_id, self._deleted.get(owner_id, 0))
+        lock = self._lock(owner_id)
+        self._waiting += 1
+        try:
+            await lock.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            if self._deleted.get(owner_id, 0) != seen:
+                return None
+            return await write()
+        finally:
+            lock.release()
 
     async def holdings(self, owner_id: int) -> Holdings:
         """Return how much is kept for the owner now."""
@@ -114,6 +170,9 @@ class DataEraser:
             await erase_memories(session, owner_id)
             hashes = await _erase_conversations(session, owner_id)
             await _erase_reminders(session, owner_id)
+            await session.execute(delete(WebUse).where(WebUse.owner_id == owner_id))
+        # Counted once committed: a write that waited for this deletion is not made after it.
+        self._deleted[owner_id] = self._deleted.get(owner_id, 0) + 1
         # Only once the rows are gone: the cache is a copy, fetched again if another chat
         # sent the same bytes and needs them.
         return Erased(held, await self._cache.discard(hashes))

@@ -166,7 +166,8 @@ class Agent:
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
-        web = await self._web.budget(snapshot.conversation.owner_id) if self._web else None
+        owner_id = snapshot.conversation.owner_id
+        web = await self._web.budget(owner_id, snapshot.turns) if self._web else None
         state = _TurnState(
             snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline, web
         )

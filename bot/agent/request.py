@@ -15,7 +15,7 @@ from anthropic.types import (
 from bot.agent.attachments import FileBudget
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.agent.web_history import answered_web_calls, web_blocks_as_text
-from bot.agent.web_tools import is_web_tool
+from bot.agent.web_tools import WEB_TOOL_NAMES, is_web_tool
 from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
 from bot.conversations.content import block_text
 from bot.conversations.file_refs import FileRef, file_ref
@@ -189,8 +189,9 @@ def attach_files(messages: list[Exchange], files: Mapping[str, str | None]) -> l
 def _history(turns: Sequence[tuple[Role, Content]], tools: list[dict[str, Any]]) -> list[Exchange]:
     """Return the turns as messages, with no block that needs a tool the request lacks."""
     history = normalize_history(turns)
-    if not any(is_web_tool(tool) for tool in tools):
-        history = [{**m, "content": web_blocks_as_text(m["content"])} for m in history]
+    offered = {str(tool["name"]) for tool in tools if is_web_tool(tool)}
+    if offered != set(WEB_TOOL_NAMES):
+        history = [{**m, "content": web_blocks_as_text(m["content"], offered)} for m in history]
     return history if tools else tool_blocks_as_text(history)
 
 

@@ -5,6 +5,9 @@ before it is downloaded, and by its bytes after. Its bytes go to the local file 
 hash, like photos and PDFs, and its turn keeps a VoiceRef (the file id and the hash). It is
 transcribed once, before its turn is stored: the transcript is the turn's text, so neither a
 follow-up nor a restart transcribes it again.
+
+A transcript is untrusted (a server's answer), so it is bounded before the chat or the model
+sees it: by what the note's length can hold, and absolutely; past that it is cut, marked.
 """
 
 import hashlib
@@ -16,7 +19,7 @@ from bot.agent.attachments import FileSource, FileTooBig, FileUnavailable
 from bot.agent.file_cache import FileCache
 from bot.agent.transcription import Transcriber, TranscriptionFailed
 from bot.conversations.blocks import VoiceKind
-from bot.conversations.voice_refs import KIND_NAMES, VoiceRef
+from bot.conversations.voice_refs import KIND_NAMES, VoiceRef, clock_time
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +27,15 @@ logger = logging.getLogger(__name__)
 UPLOAD_NAMES = {VoiceKind.VOICE: "voice.ogg", VoiceKind.VIDEO_NOTE: "video_note.mp4"}
 # Telegram's voice notes are OGG/Opus; round videos are MP4 and come without a type.
 DEFAULT_TYPES = {VoiceKind.VOICE: "audio/ogg", VoiceKind.VIDEO_NOTE: "video/mp4"}
+# Fast speech is about 17 characters a second; twice that, plus a floor for very short notes
+# (Telegram rounds durations down, to 0 for a blink), is more than any real note says.
+TRANSCRIPT_CHARS_PER_SECOND = 35
+TRANSCRIPT_MIN_CHARS = 300
+# Whatever the length: about 2,000 tokens for the model and two messages' worth in the chat.
+TRANSCRIPT_MAX_CHARS = 6_000
+# A cut never ends mid-word when a space is this close to the bound.
+_WORD_SLACK = 40
+CUT_MARK = "… [transcript cut: longer than a {length} note can say]"
 
 
 class VoiceProblem(StrEnum):
@@ -69,6 +81,25 @@ class Transcript:
     text: str
 
 
+def transcript_limit(duration: int) -> int:
+    """Return the most characters a transcript of a note this many seconds long may keep."""
+    by_length = TRANSCRIPT_MIN_CHARS + TRANSCRIPT_CHARS_PER_SECOND * max(duration, 0)
+    return min(by_length, TRANSCRIPT_MAX_CHARS)
+
+
+def bounded(text: str, duration: int) -> str:
+    """Return the transcript within its note's limit: whole, or cut at a word and marked."""
+    limit = transcript_limit(duration)
+    if len(text) <= limit:
+        return text
+    kept = text[:limit]
+    space = kept.rfind(" ", limit - _WORD_SLACK)
+    logger.warning("a transcript of %d characters for a %d s note was cut", len(text), duration)
+    return kept[: space if space > 0 else limit].rstrip() + CUT_MARK.format(
+        length=clock_time(duration)
+    )
+
+
 class VoiceNotes:
     """Checks, downloads, caches and transcribes notes; without a transcriber, refuses them."""
 
@@ -108,7 +139,7 @@ class VoiceNotes:
             raise VoiceNotRead(VoiceProblem.TRANSCRIPTION_FAILED, ref) from None
         if not text:
             raise VoiceNotRead(VoiceProblem.EMPTY, ref)
-        return Transcript(replace(ref, transcribed=True), text)
+        return Transcript(replace(ref, transcribed=True), bounded(text, ref.duration))
 
     async def _download(self, ref: VoiceRef) -> bytes:
         """Fetch the note's bytes; raise VoiceNotRead when Telegram will not give them."""

@@ -39,23 +39,40 @@ class WebConfig:
     uses_per_day: int = 50
 
 
-def web_tool_definitions(max_uses: int, zone: str | None) -> list[dict[str, Any]]:
-    """Return web_search then web_fetch, each used at most max_uses times in one call.
+def split_uses(left: int, wants_page: bool) -> tuple[int, int]:
+    """Return the searches and page reads one call may make: together never more than left.
+
+    The API's max_uses counts each tool on its own, so what the answer has left is shared
+    out: the larger half to reading when the user's message holds a link, else to searching.
+    """
+    if left <= 0:
+        return 0, 0
+    larger, smaller = left - left // 2, left // 2
+    return (smaller, larger) if wants_page else (larger, smaller)
+
+
+def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[dict[str, Any]]:
+    """Return web_search then web_fetch, each at most its uses in one call; none at 0.
 
     The owner's zone, when known, is the search's approximate location (the API takes an
     IANA zone); nothing else about the user is sent.
     """
-    search: WebSearchTool20250305Param = {
-        "type": SEARCH_TYPE, "name": WEB_SEARCH, "max_uses": max_uses,
-    }  # fmt: skip
-    if zone:
-        search["user_location"] = {"type": "approximate", "timezone": zone}
-    fetch: WebFetchTool20250910Param = {
-        "type": FETCH_TYPE, "name": WEB_FETCH, "max_uses": max_uses,
-        # Citations let a reply cite the page it read, and so show it among the sources.
-        "citations": {"enabled": True}, "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
-    }  # fmt: skip
-    return [dict(search), dict(fetch)]
+    tools: list[dict[str, Any]] = []
+    if searches > 0:
+        search: WebSearchTool20250305Param = {
+            "type": SEARCH_TYPE, "name": WEB_SEARCH, "max_uses": searches,
+        }  # fmt: skip
+        if zone:
+            search["user_location"] = {"type": "approximate", "timezone": zone}
+        tools.append(dict(search))
+    if reads > 0:
+        fetch: WebFetchTool20250910Param = {
+            "type": FETCH_TYPE, "name": WEB_FETCH, "max_uses": reads,
+            # Citations let a reply cite the page it read, and so show it among the sources.
+            "citations": {"enabled": True}, "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
+        }  # fmt: skip
+        tools.append(dict(fetch))
+    return tools
 
 
 def is_web_tool(tool: dict[str, Any]) -> bool:

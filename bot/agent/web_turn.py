@@ -1,7 +1,14 @@
-"""The web tools within their limits: uses a turn and an owner's day, off when refused."""
+"""The web tools within their limits: uses a turn and an owner's day, off when refused.
+
+A cap counts searches and page reads together. The API's max_uses is per tool and per call,
+so each call offers the tools a share of what is left whose sum is never more (split_uses),
+and what a call used, as the API's usage counts it, comes off before the next call; a tool
+with no share is not offered, and its blocks in the history go as text.
+"""
 
 import logging
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from typing import Any
@@ -13,13 +20,15 @@ from anthropic.types import (
     WebSearchToolResultErrorObject,
 )
 
-from bot.agent.web_tools import WebConfig, refuses_web_tools, web_tool_definitions
+from bot.agent.web_tools import WebConfig, refuses_web_tools, split_uses, web_tool_definitions
 from bot.agent.web_uses import WebUses
+from bot.conversations.snapshot import StoredTurn
 from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
 
 ZoneOf = Callable[[int], Awaitable[str | None]]
+_LINK = re.compile(r"https?://", re.IGNORECASE)
 
 
 @dataclass
@@ -30,6 +39,14 @@ class WebBudget:
     day: date
     left: int
     zone: str | None
+    wants_page: bool = False  # the user's message holds a link: reading gets the larger share
+
+
+def _holds_link(turns: Sequence[StoredTurn]) -> bool:
+    """Tell whether the newest user message holds a web link."""
+    newest = next((t for t in reversed(turns) if t.role == "user"), None)
+    texts = (b["text"] for b in newest.content if b["type"] == "text") if newest else ()
+    return any(_LINK.search(text) for text in texts)
 
 
 def _result_errors(message: Message) -> list[str]:
@@ -59,20 +76,22 @@ class WebTools:
         self._refused = False  # the API refused them: off until the bot restarts
         self._logged: set[str] = set()  # the result errors already logged
 
-    async def budget(self, owner_id: int) -> WebBudget | None:
+    async def budget(self, owner_id: int, turns: Sequence[StoredTurn] = ()) -> WebBudget | None:
         """Return a new turn's budget: the turn's uses, less what the day has left; or None."""
         if not self._config.enabled or self._refused:
             return None
         day = self._clock().astimezone(self._zone).date()
         used = await self._uses.on(owner_id, day)
         left = min(self._config.uses_per_turn, self._config.uses_per_day - used)
-        return WebBudget(owner_id, day, left, await self._zone_of(owner_id))
+        zone = await self._zone_of(owner_id)
+        return WebBudget(owner_id, day, left, zone, _holds_link(turns))
 
     def definitions(self, budget: WebBudget | None) -> list[dict[str, Any]]:
-        """Return the web tools for the turn's next call; none once its uses are spent."""
+        """Return the web tools for the turn's next call, their uses summing to what is left."""
         if budget is None or budget.left <= 0 or self._refused:
             return []
-        return web_tool_definitions(budget.left, budget.zone)
+        searches, reads = split_uses(budget.left, budget.wants_page)
+        return web_tool_definitions(searches, reads, budget.zone)
 
     async def record(self, budget: WebBudget | None, message: Message) -> None:
         """Count the call's searches and fetches against the turn and the owner's day."""

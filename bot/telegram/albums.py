@@ -3,6 +3,8 @@
 Each item is stored as it comes; the answer waits until no item came for a moment, and
 then covers them all (consecutive user turns are one message to the model). In a group
 only the item with the caption mentions the bot; the others of its album are taken too.
+/delete_my_data drops the chat's albums still waiting (their items are deleted with it), so
+none is answered from a conversation that is gone, or stored again.
 """
 
 import asyncio
@@ -25,6 +27,8 @@ class Albums:
 
     def __init__(self) -> None:
         self._timers: dict[ChatThread, asyncio.Task] = {}
+        # Every album answer not yet done: waiting for quiet, or for the chat's lane.
+        self._waiting: dict[asyncio.Task, ChatThread] = {}
         self._addressed: dict[str, float] = {}
 
     def mark_addressed(self, album_id: str) -> None:
@@ -43,7 +47,13 @@ class Albums:
             waiting.cancel()
         task = asyncio.create_task(self._answer_when_quiet(place, answer), name=f"album {place}")
         task.add_done_callback(_log_failure)
+        task.add_done_callback(self._forget)
         self._timers[place] = task
+        self._waiting[task] = place
+
+    def _forget(self, task: asyncio.Task) -> None:
+        """Let a finished album answer go."""
+        self._waiting.pop(task, None)
 
     async def _answer_when_quiet(
         self, place: ChatThread, answer: Callable[[], Awaitable[None]]
@@ -58,6 +68,19 @@ class Albums:
     def pending(self, chat_id: int) -> bool:
         """Tell whether an album of the chat waits for its answer."""
         return any(place.chat_id == chat_id for place in self._timers)
+
+    def drop(self, chat_id: int) -> int:
+        """Drop the chat's albums not yet answered, their items deleted; return how many.
+
+        Called in the chat's lane, so none of them is answering: each waits for quiet or
+        for the lane, and a cancelled wait for the lane never starts its answer.
+        """
+        dropped = [task for task, place in self._waiting.items() if place.chat_id == chat_id]
+        for task in dropped:
+            task.cancel()
+            self._waiting.pop(task, None)
+        self._timers = {p: t for p, t in self._timers.items() if p.chat_id != chat_id}
+        return len(dropped)
 
     def cancel(self) -> None:
         """Drop the timers at shutdown; the stored items are answered after the restart."""

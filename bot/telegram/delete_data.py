@@ -3,6 +3,9 @@
 Both the command and its buttons run in the chat's lane (bot/telegram/processing.py), like
 every turn of the chat, holding its lease: a turn in progress ends before the deletion
 starts, and the next one starts afresh after it, so none writes into what was deleted.
+What does not wait in the lane cannot write after it either: an album waiting for its answer
+is dropped, /memory off or on arriving meanwhile is not made (DataEraser.unless_deleted),
+and a reminder the due loop took just before is sent but not stored (bot/telegram/reminders.py).
 """
 
 import logging
@@ -91,10 +94,16 @@ async def on_delete_button(update: Update, context: BotContext) -> None:
         await query.answer()
         await show_in_place(update, context.bot, texts.CANCELLED)
         return
-    erased = await context.services.eraser.erase(owner_id(update))
-    if erased.held.empty and not erased.files:
-        await query.answer(texts.ALREADY_DELETED_ALERT, show_alert=True)
-        return
-    logger.info("deleted everything kept for owner %s", owner_id(update))
-    await query.answer()
-    await show_in_place(update, context.bot, texts.deleted(erased, in_group(update)))
+    eraser = context.services.eraser
+    # Held until the chat is told: /memory off or on sent meanwhile is not made after it.
+    async with eraser.deleting(owner_id(update)):
+        erased = await eraser.erase(owner_id(update))
+        # An album stored before it would be answered from a conversation that is gone.
+        if dropped := context.bot_data.albums.drop(chat_of(update).id):
+            logger.info("dropped %d album(s) waiting for an answer: deleted with them", dropped)
+        if erased.held.empty and not erased.files:
+            await query.answer(texts.ALREADY_DELETED_ALERT, show_alert=True)
+            return
+        logger.info("deleted everything kept for owner %s", owner_id(update))
+        await query.answer()
+        await show_in_place(update, context.bot, texts.deleted(erased, in_group(update)))

@@ -1,8 +1,11 @@
 """The /memory command family: the user's direct control of memory, without the model."""
 
+from functools import partial
+
 from telegram import InputFile, Update
 from telegram.constants import ParseMode
 
+from bot.telegram import delete_texts
 from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_view
@@ -139,17 +142,28 @@ async def export_memories(update: Update, context: BotContext) -> None:
         )
 
 
+async def _switch(update: Update, context: BotContext, enabled: bool) -> bool | None:
+    """Turn memory on or off, unless /delete_my_data is deleting it meanwhile (None then)."""
+    owner, control = owner_id(update), context.services.memory_control
+    return await context.services.eraser.unless_deleted(
+        owner, partial(control.set_enabled, owner, enabled)
+    )
+
+
 async def memory_off(update: Update, context: BotContext) -> None:
     """Stop using and saving memories; keep the stored ones."""
-    control = context.services.memory_control
-    changed = await control.set_enabled(owner_id(update), False)
-    count = len((await control.overview(owner_id(update))).items)
+    if (changed := await _switch(update, context, False)) is None:
+        await say(update, context, delete_texts.SWITCH_DURING_DELETION)
+        return
+    count = len((await context.services.memory_control.overview(owner_id(update))).items)
     await say(update, context, texts.memory_off(changed, count))
 
 
 async def memory_on(update: Update, context: BotContext) -> None:
     """Use and save memories again."""
-    changed = await context.services.memory_control.set_enabled(owner_id(update), True)
+    if (changed := await _switch(update, context, True)) is None:
+        await say(update, context, delete_texts.SWITCH_DURING_DELETION)
+        return
     await say(update, context, texts.memory_on(changed))
 
 

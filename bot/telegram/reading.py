@@ -1,6 +1,5 @@
 """Read a Telegram message into what the agent takes in: where it is, who sent what."""
 
-import unicodedata
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -24,6 +23,7 @@ from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
 from bot.agent.voice import IncomingVoice
 from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread, MessageRef
+from bot.telegram.format import visible_text
 from memory.text import clean_text
 
 # A file name longer than this is cut: it only labels the file.
@@ -112,7 +112,7 @@ def file_name(given: str) -> str:
     """Return a file's name fit for a label: one line, no format characters, not too long."""
     # Newlines would fake lines of the user's turn; bidi overrides and other format
     # characters (Unicode Cf) make a name read otherwise than it is.
-    visible = "".join(ch for ch in clean_text(given) if unicodedata.category(ch) != "Cf")
+    visible = visible_text(clean_text(given))
     name = " ".join(visible.split())
     return (name[: MAX_FILE_NAME - 1] + "…" if len(name) > MAX_FILE_NAME else name) or "file"
 

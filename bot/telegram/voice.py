@@ -18,6 +18,7 @@ from bot.conversations.snapshot import DuplicateUpdate
 from bot.conversations.voice_refs import KIND_NAMES, clock_time
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.delivery import send_html
+from bot.telegram.format import visible_text
 from bot.telegram.handlers import answer_incoming
 from bot.telegram.lifecycle import answer_left_over
 from bot.telegram.reading import incoming_of, place_of
@@ -44,7 +45,8 @@ INSTEAD = "send a shorter one, or type it"
 def heard_html(transcript: Transcript) -> str:
     """Return the message that shows a transcript, collapsed (Telegram's expandable quote)."""
     kind = KIND_NAMES[transcript.ref.kind]
-    return HEARD.format(kind=kind, text=html.escape(transcript.text, quote=False))
+    shown = visible_text(transcript.text)  # a server's answer: nothing in it reads otherwise
+    return HEARD.format(kind=kind, text=html.escape(shown, quote=False))
 
 
 def _megabytes(size: int) -> str:

@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 from bot.agent.web_sources import WebSource
 from bot.agent.web_tools import domain_of
+from bot.telegram.format import visible_text
 
 SOURCES_HEADING = "**Sources**"
 # A list past this many would bury the reply; the pages cited first are kept.
@@ -18,18 +19,24 @@ _URL_SAFE = ":/?#@!$&'*+,;=%-._~"
 
 
 def _title(source: WebSource) -> str:
-    """Return the source's title as link text: one line, no brackets, markup escaped."""
-    title = " ".join(source.title.split()) or domain_of(source.url)
+    """Return the source's title as link text: one line, visible, no brackets, markup escaped."""
+    title = " ".join(visible_text(source.title).split()) or _domain(source)
     if len(title) > MAX_TITLE_CHARS:
         title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     title = title.replace("[", "(").replace("]", ")")
     return _MARKUP.sub(r"\\\1", title)
 
 
+def _domain(source: WebSource) -> str:
+    """Return the source's domain as shown: without invisible characters."""
+    return visible_text(domain_of(source.url))
+
+
 def source_line(source: WebSource) -> str:
     """Return one source as a Markdown bullet: its linked title, then its domain."""
+    # Percent-encoding leaves no invisible character in the link itself.
     url = quote(source.url.strip(), safe=_URL_SAFE)
-    domain = _MARKUP.sub(r"\\\1", domain_of(source.url))
+    domain = _MARKUP.sub(r"\\\1", _domain(source))
     return f"- [{_title(source)}]({url}) ({domain})"
 
 

@@ -4,6 +4,7 @@ from anthropic.types import Message
 
 from bot.agent.request import build_request
 from bot.agent.web_sources import WebSource, web_sources
+from bot.agent.web_tools import split_uses
 from bot.conversations.content import block_text, content_tokens
 from bot.telegram.web_sources import MAX_SOURCES, sources_markdown
 from tests.fakes.anthropic_web import cited, paused_search, search_result, web_fetch, web_search
@@ -92,3 +93,13 @@ def test_a_paused_call_goes_back_only_while_it_is_newest_and_web_blocks_go_as_te
     blocks = plain["messages"][1]["content"]
     assert [b["type"] for b in blocks] == ["text", "text", "text"]
     assert not any("citations" in b for b in blocks)
+
+
+def test_the_uses_offered_in_one_call_never_sum_past_what_is_left():
+    for left in range(-1, 21):
+        for wants_page in (False, True):
+            searches, reads = split_uses(left, wants_page)
+            assert searches + reads == max(left, 0)
+            assert (reads >= searches) if wants_page else (searches >= reads)
+    assert split_uses(1, False) == (1, 0) and split_uses(1, True) == (0, 1)
+    assert split_uses(5, False) == (3, 2)

@@ -229,8 +229,9 @@ class FakeTelegram(UserSide, MemberSide):
         # sendMessage calls whose text holds these words wait (after being recorded) until
         # drop_held(), which answers them as a gateway that lost them would.
         self._hold_words: str | None = None
-        self._held = asyncio.Event()
+        self._dropped = asyncio.Event()
         self._disabled: set[str] = set()  # lower-cased methods answered as unknown
+        self._held: dict[str, asyncio.Event] = {}  # lower-cased methods answered on release
         self._topics: dict[Any, set[int]] = {}  # message_thread_id values known per chat
         self._migrated: dict[Any, int] = {}  # old group id -> its supergroup's id
         self._absent: set[Any] = set()  # chats the bot is not (or no longer) a member of
@@ -321,6 +322,15 @@ class FakeTelegram(UserSide, MemberSide):
         self._notify()
         return update
 
+    def hold(self, method: str) -> None:
+        """Keep calls to method unanswered until release(method), as a slow server does."""
+        self._held.setdefault(method.lower(), asyncio.Event())
+
+    def release(self, method: str) -> None:
+        """Answer the held calls to method, and the later ones at once."""
+        if (held := self._held.pop(method.lower(), None)) is not None:
+            held.set()
+
     def fail_next(
         self,
         method: str,
@@ -360,19 +370,19 @@ class FakeTelegram(UserSide, MemberSide):
 
     def hold_messages(self, words: str) -> None:
         """Keep every sendMessage whose text holds words waiting, unanswered, until drop_held()."""
-        self._hold_words, self._held = words, asyncio.Event()
+        self._hold_words, self._dropped = words, asyncio.Event()
 
     def drop_held(self) -> None:
         """Answer the held sendMessage calls (and stop holding) with 502: none was delivered."""
         self._hold_words = None
-        self._held.set()
+        self._dropped.set()
 
     async def _hold(self, name: str, params: dict[str, Any]) -> None:
         """Wait while a sendMessage call is held; raise a 502 when it is dropped."""
         words = self._hold_words
         if name != "sendMessage" or words is None or words not in str(params.get("text", "")):
             return
-        await self._held.wait()
+        await self._dropped.wait()
         raise _ApiError(502, "Bad Gateway")
 
     def allow(self, method: str) -> None:
@@ -484,6 +494,8 @@ class FakeTelegram(UserSide, MemberSide):
             if self.latency and name != "getUpdates":
                 await asyncio.sleep(self.latency)
             await self._hold(name, params)
+            if (held := self._held.get(name.lower())) is not None:
+                await held.wait()
             faults = self._faults.get(name.lower())
             if faults:
                 raise faults.pop(0)

@@ -1,67 +1,49 @@
 """/delete_my_data end to end: real PTB and SDK against the fakes, on both engines."""
 
 import asyncio
+import logging
 import time
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.telegram.processing import lanes
 from memory.batch_values import BatchKind, BatchState
 from memory.categories import Category
-from memory.models import Base
 from tests.buttons import button, buttons, last_answer, last_to, press
+from tests.fakes.anthropic_server import Reply, tool_use
 from tests.fakes.anthropic_server import text as reply
-from tests.fakes.anthropic_server import tool_use
+from tests.fakes.anthropic_web import cited, search_result, web_search
 from tests.fakes.media import sample_png
+from tests.files_support import push_album_photo
 from tests.harness import FRIEND, OWNER
+from tests.owner_rows import owner_rows
 from tests.reminders.clock import FakeClock
 
 GROUP = -100_500
 BOT = "@memory_test_bot"
-# Each table's rows belong to an owner through a column of its own or a parent's.
-OWNER_COLUMNS = ("owner_id", "chat_id")
-# Not the owner's data: which process answers the chat now; the deletion holds it, and the
-# lease keeper lets it go at its next tick (bot/agent/erasure.py).
-PROCESS_TABLES = frozenset({"turn_leases"})
-
-
-def _owner_query(table, owner: int):
-    """Return a count of the table's rows kept for the owner, or None if it cannot say."""
-    for name in OWNER_COLUMNS:
-        if name in table.c:
-            return select(func.count()).select_from(table).where(table.c[name] == owner)
-    for key in table.foreign_keys:
-        parent = key.column.table
-        if "owner_id" in parent.c:
-            return (
-                select(func.count())
-                .select_from(table.join(parent, key.parent == key.column))
-                .where(parent.c.owner_id == owner)
-            )
-    return None
+BAKERY = search_result("Town bakery: hours", "https://bakery.example.org/hours")
+START = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
 async def kept_for(engine: AsyncEngine, owner: int) -> dict[str, int]:
-    """Count each table's rows kept for the owner; fail for a table whose owner is unknown."""
-    counts = {}
-    async with engine.connect() as connection:
-        for table in Base.metadata.sorted_tables:
-            if table.name in PROCESS_TABLES:
-                continue
-            query = _owner_query(table, owner)
-            assert query is not None, f"{table.name}: whose rows? /delete_my_data must know"
-            counts[table.name] = await connection.scalar(query)
-        if connection.dialect.name == "sqlite":
-            # The memory index's rows carry their owner (on Postgres they cascade with it).
-            found = text("SELECT count(*) FROM agent_memory_search WHERE owner_id = :owner")
-            counts["agent_memory_search"] = await connection.scalar(found, {"owner": owner})
-    return counts
+    """Count the rows kept for the owner in every table of the live schema."""
+    return await owner_rows(engine, owner)
 
 
-async def arrange(bot, chat_id: int, **sender) -> None:
-    """Give an owner some of everything: memories, versions, undo log, turns, a file, reminder."""
+def left_over(counts: dict[str, int]) -> dict[str, int]:
+    """Return the tables that still hold rows of the owner, with how many."""
+    return {name: count for name, count in counts.items() if count}
+
+
+def _everything_written(counts: dict[str, int]) -> None:
+    """Fail for a table of the owner's that arrange wrote nothing to: it would go untested."""
+    empty = sorted(name for name, count in counts.items() if not count)
+    assert empty == [], f"arrange() writes no row of the owner to {empty}: make it write one"
+
+
+async def arrange(bot, clock: FakeClock, chat_id: int, **sender) -> None:
+    """Give an owner a row in every table of theirs: _everything_written checks it did."""
     mention = f"{BOT} " if sender else ""
 
     async def say(words: str) -> None:
@@ -74,12 +56,21 @@ async def arrange(bot, chat_id: int, **sender) -> None:
         reply("Saved."),
         tool_use("create_reminder", {"text": "water the plants", "in_duration": "P2D"}),
         reply("Set."),
+        tool_use("create_reminder", {"text": "take the bread out", "in_duration": "PT20M"}),
+        reply("Set."),
         reply("A nice photo."),
+        Reply([*web_search("bakery hours", [BAKERY]), cited("It opens at 7.", BAKERY)]),
     )  # fmt: skip
     await say("remember that I like hiking in the Alps")
     await say("remind me in two days to water the plants")
+    await say("in 20 minutes remind me to take the bread out")
+    sent = len(bot.tg.messages_to(chat_id))
+    clock.advance(timedelta(minutes=20))  # a reminder fired: its fire is recorded
+    await bot.tg.wait_for_messages(chat_id, sent + 1)
+    await clock.settled()
     bot.tg.push_photo(chat_id, sample_png(30, 30), caption=f"{BOT} look", **sender)
     await bot.idle()
+    await say("when does the bakery open?")  # a web search: the day's count of web uses
     [item] = await bot.store.list_active(chat_id)
     await bot.store.update(chat_id, item.id, "Alice likes hiking in the Alps and the Dolomites")
     work = await bot.store.add(chat_id, "Works at a bakery in town", Category.CONTEXT, "work")
@@ -108,19 +99,16 @@ def cached_files(bot) -> set[str]:
     return {path.name for path in folder.iterdir()} if folder.is_dir() else set()
 
 
-async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data(harness):
-    bot = harness
+async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
     engine = bot.services.engine
-    await arrange(bot, OWNER)
+    await arrange(bot, clock, OWNER)
     friendly = {"content": "Is a friend of the owner", "category": "context", "subject": "owner"}
     bot.model.script(tool_use("add_to_memory", friendly), reply("Ok."))
     await bot.say(FRIEND, "remember that I am a friend of the owner")
     before = await kept_for(engine, OWNER)
-    assert all(before[name] for name in ("agent_memories", "agent_memory_versions",
-               "agent_memory_changes", "conversations", "conversation_turns", "reminders",
-               "owner_zones", "agent_memory_blocks", "owner_settings", "agent_memory_batches",
-               "agent_memory_batch_changes", "memory_proposals",
-               "pending_notes")), before  # fmt: skip
+    _everything_written(before)
     friend = await kept_for(engine, FRIEND)
     files = cached_files(bot)
     assert files, "the photo should be cached"
@@ -144,7 +132,7 @@ async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data
     assert "Deleted everything" in done["text"] and "cannot be undone" in done["text"]
     assert "2 memories" in done["text"] and "1 cached file" in done["text"]
     assert buttons(done) == []
-    assert set((await kept_for(engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(engine, OWNER)) == {}
     assert (await kept_for(engine, FRIEND)) == friend
     assert cached_files(bot) == set()
     assert await bot.services.memory_control.search(OWNER, "hiking") == []
@@ -191,11 +179,12 @@ async def test_with_nothing_kept_there_is_nothing_to_confirm(harness):
     assert buttons(last_to(harness, OWNER)) == []
 
 
-async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(harness):
-    bot = harness
+async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
     engine = bot.services.engine
     group = {"user_id": OWNER, "chat_type": "supergroup"}
-    await arrange(bot, GROUP, **group)
+    await arrange(bot, clock, GROUP, **group)
     await bot.store.add(OWNER, "Private fact of the owner", Category.CONTEXT, "private")
     mine = await kept_for(engine, OWNER)
     before = await kept_for(engine, GROUP)
@@ -221,7 +210,7 @@ async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(harne
     bot.tg.set_member_status(GROUP, OWNER, "creator")
     await press(bot, question, button(question, "Delete"), OWNER)
     assert "Deleted everything I kept for this group" in last_to(bot, GROUP)["text"]
-    assert set((await kept_for(engine, GROUP)).values()) == {0}
+    assert left_over(await kept_for(engine, GROUP)) == {}
     assert (await kept_for(engine, OWNER)) == mine  # the admin's own data is theirs
 
 
@@ -248,7 +237,7 @@ async def test_a_turn_in_progress_ends_before_the_deletion_and_writes_nothing_af
     # Two memories deleted: the turn's save landed before the deletion, never after it.
     done = bot.tg.message(OWNER, question["message_id"])
     assert "Deleted everything" in done["text"] and "2 memories" in done["text"]
-    assert set((await kept_for(engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(engine, OWNER)) == {}
 
 
 async def lane_holds(bot, count: int) -> None:
@@ -261,7 +250,7 @@ async def lane_holds(bot, count: int) -> None:
 
 
 async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it(start_bot):
-    clock = FakeClock(datetime(2026, 11, 24, 12, 0, tzinfo=UTC))
+    clock = FakeClock(START)
     bot = await start_bot(app_options={"reminder_clock": clock})
     await bot.say(OWNER, "/timezone Berlin")
     bot.model.script(
@@ -288,7 +277,33 @@ async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it
     await clock.settled()
     assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
     # The reminder was sent, but not stored as a turn of a new conversation afterwards.
-    assert set((await kept_for(bot.services.engine, OWNER)).values()) == {0}
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+
+
+async def test_a_check_in_taken_just_before_the_deletion_is_not_answered_after_it(start_bot):
+    clock = FakeClock(START)
+    bot = await start_bot(app_options={"reminder_clock": clock})
+    await bot.say(OWNER, "/timezone Berlin")
+    plan = {"text": "plan my week", "in_duration": "PT20M", "check_in": True}
+    bot.model.script(tool_use("create_reminder", plan), reply("Set."))
+    await bot.say(OWNER, "in 20 minutes help me plan my week")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    bot.model.hold()
+    bot.model.script(reply("Sure."))
+    bot.tg.push_message(OWNER, "one more thing")
+    await bot.model.wait_for_requests(len(bot.model.requests) + 1)
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await lane_holds(bot, 2)
+    clock.advance(timedelta(minutes=20))
+    await lane_holds(bot, 3)  # the due loop took it: its answer waits behind the deletion
+    requests = len(bot.model.requests)
+    bot.model.release()
+    await bot.idle()
+    await clock.settled()
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert len(bot.model.requests) == requests  # the check-in was not answered
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
 
 
 async def press_without_waiting(bot, message: dict, data: str) -> None:
@@ -305,3 +320,67 @@ async def press_without_waiting(bot, message: dict, data: str) -> None:
         }
     )
     await bot.tg.wait_for_fetch()
+
+
+async def test_an_album_waiting_for_its_answer_is_dropped_with_the_data(harness, caplog):
+    caplog.set_level(logging.ERROR)
+    bot = harness
+    await bot.store.add(OWNER, "Works at a bakery in town", Category.CONTEXT, "work")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    requests = len(bot.model.requests)
+    for n in range(2):  # stored at once; answered after a quiet second
+        push_album_photo(bot.tg, OWNER, sample_png(20 + n, 20), "album-gone")
+    await bot.idle()
+    # The chat's lane is busy (as with a turn in progress): the press waits in it, and the
+    # album's answer, its quiet second over, waits behind the press.
+    free = asyncio.Event()
+    busy = asyncio.create_task(lanes(bot.running_app).run_exclusive(OWNER, free.wait()))
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await lane_holds(bot, 2)
+    [album] = album_tasks()
+    await lane_holds(bot, 3)  # the album's timer fired: its answer is queued after the press
+    free.set()
+    await busy
+    await bot.idle()
+    # Its done callbacks (the one that logs a failure) have run once it is gathered.
+    await asyncio.gather(album, return_exceptions=True)
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert album.cancelled() and len(bot.model.requests) == requests  # dropped, not answered
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+
+
+def album_tasks() -> list[asyncio.Task]:
+    """Return the albums' answers still waiting for quiet or for their chat's lane."""
+    return [t for t in asyncio.all_tasks() if t.get_name().startswith("album") and not t.done()]
+
+
+async def test_memory_off_sent_during_the_deletion_is_not_made_after_it(harness):
+    bot = harness
+    await bot.store.add(OWNER, "Works at a bakery in town", Category.CONTEXT, "work")
+    await bot.say(OWNER, "/delete_my_data")
+    question = last_to(bot, OWNER)
+    # The deletion is done in the database and about to tell the chat when /memory off comes
+    # (it skips the lane, to take effect at once).
+    bot.tg.hold("answerCallbackQuery")
+    answered = len(await bot.tg.wait_for_call("answerCallbackQuery", 0))
+    await press_without_waiting(bot, question, button(question, "Delete"))
+    await bot.tg.wait_for_call("answerCallbackQuery", answered + 1)
+    sent = len(bot.tg.messages_to(OWNER))
+    bot.tg.push_message(OWNER, "/memory off")
+    await bot.tg.wait_for_fetch()
+    eraser = bot.services.eraser
+    async with asyncio.timeout(5):
+        # No event says the command waits for the deletion: a turn of the loop, no clock.
+        while eraser.waiting < 1 and len(bot.tg.messages_to(OWNER)) == sent:  # noqa: ASYNC110
+            await asyncio.sleep(0)
+    bot.tg.release("answerCallbackQuery")
+    await bot.idle()
+    assert "Deleted everything" in bot.tg.message(OWNER, question["message_id"])["text"]
+    assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
+    assert "did not change it: memory is on" in bot.tg.messages_to(OWNER)[-1]
+    # Sent after the deletion, it is made as always.
+    [off] = await bot.say(OWNER, "/memory off")
+    assert "off" in off.lower()
+    assert (await kept_for(bot.services.engine, OWNER))["owner_settings"] == 1

@@ -1,6 +1,7 @@
 """Telegram's measure of text, and what it treats as nothing: shared by rendering and splitting."""
 
 import re
+import unicodedata
 from html import unescape
 
 MAX_MESSAGE_LENGTH = 4096
@@ -19,6 +20,24 @@ _BLANK = "".join(
     + [chr(c) for c in range(0xE0000, 0xE0080)]
     + list("\u00a0\u030a\u0333\u033f\u1680\u180e\u205f\u2800\u3000\ufeff\ufffc")
 )
+
+
+# Joiners shape letters (Persian, Indic scripts) and emoji sequences; they cannot reorder text.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def visible_text(text: str) -> str:
+    """Return text from elsewhere without invisible format characters, bidi controls first.
+
+    Bidi overrides, embeddings, isolates and marks (U+202A-202E, U+2066-2069, U+200E/F,
+    U+061C) make text read otherwise than it is ("gpj.exe" shown as "exe.jpg"), and the other
+    format characters (Unicode Cf: zero-width spaces, tags, a BOM) hide what is there. Every
+    remote text shown in a chat (a web page's title, a file's name, a transcript) goes
+    through here.
+    """
+    if text.isascii():
+        return text  # no format character is ASCII
+    return "".join(ch for ch in text if ch in _JOINERS or unicodedata.category(ch) != "Cf")
 
 
 def utf16_len(text: str) -> int:
