@@ -12,6 +12,7 @@ from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
 from bot.conversations.content import content_tokens, search_text
 from bot.conversations.models import Conversation, Turn
+from bot.conversations.order import in_user_order, order_of
 from bot.conversations.snapshot import (
     ChatThread,
     ConversationState,
@@ -47,7 +48,7 @@ async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list
     rows = await connection.execute(
         statements.turns_statement(), {"conversation_id": conversation_id}
     )
-    return [statements.turn_of(row) for row in rows]
+    return in_user_order([statements.turn_of(row) for row in rows])
 
 
 async def _insert_turn(
@@ -59,8 +60,14 @@ async def _insert_turn(
     ref: MessageRef,
     now: datetime,
     writes: Sequence[MemoryWrite] = (),
+    inherit: str = "newest",
 ) -> StoredTurn:
-    """Insert one turn with its token count, search text and memory writes; return it."""
+    """Insert one turn with its token count, search text and memory writes; return it.
+
+    A user's message takes its place in the user's order; any other turn inherits one
+    (statements.insert_turn_statement): the newest exchange's, or one after the latest.
+    """
+    order = order_of(ref)
     values = {
         "conversation_id": conversation.id,
         "role": role,
@@ -76,7 +83,13 @@ async def _insert_turn(
         "memory_writes": list(writes) or None,
         "created_at": now,
     }
-    turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
+    if order is None:
+        values["conversation"] = conversation.id
+        statement = statements.insert_turn_statement(inherit)
+    else:
+        values["user_order"] = order
+        statement = statements.insert_turn_statement()
+    turn_id = (await connection.execute(statement, values)).scalar_one()
     return StoredTurn(turn_id, role, content, tokens, tuple(writes), ref.said_by)
 
 
@@ -123,8 +136,9 @@ class ConversationStore:
                 if snapshot is None:
                     snapshot = await self._start(session, place, owner_id, now)
                 turn = await _insert_turn(
-                    connection, snapshot.conversation, "user", content, tokens, ref, now
-                )
+                    connection, snapshot.conversation, "user", content, tokens, ref, now,
+                    inherit="latest",
+                )  # fmt: skip
                 snapshot.turns.append(turn)
         except IntegrityError:
             if ref.message_key is not None and await self.message_seen(ref.message_key):
@@ -151,7 +165,7 @@ class ConversationStore:
                 content: Content = [text_block(words)]
                 turn = await _insert_turn(
                     connection, snapshot.conversation, role, content, content_tokens(content),
-                    NO_REF, now,
+                    NO_REF, now, inherit="latest" if role == "user" else "newest",
                 )  # fmt: skip
                 snapshot.turns.append(turn)
         return snapshot
