@@ -12,7 +12,7 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import Unanswered
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.delivery import deliver_answer
-from bot.telegram.leases import LeaseKeeper
+from bot.telegram.leases import LeaseKeeper, needs_no_turn
 from bot.telegram.outage import Outage, probe
 from bot.telegram.processing import lanes
 from memory.models import utcnow
@@ -76,6 +76,7 @@ def start_leases(application: BotApplication) -> LeaseKeeper:
     )
     keeper.schedule = lambda chat_id: processor.run_exclusive(chat_id, asyncio.sleep(0))
     processor.gate = keeper
+    processor.ungated = needs_no_turn
     data.leases = keeper
     data.recovery = asyncio.create_task(keeper.first_sweep())
     data.lease_loop = asyncio.create_task(keeper.run())
