@@ -6,6 +6,7 @@ overlap does with the default 30 s: the old process renews the turn it works on,
 one waits for it instead of taking it for a crash's left-over.
 """
 
+import asyncio
 import json
 import signal
 from dataclasses import dataclass, field
@@ -155,3 +156,36 @@ async def test_a_restore_from_a_backup_taken_mid_turn_does_not_send_the_answer_a
     assert await restored.stop() == 0, restored.output
     assert tg.messages_to(OWNER) == ["answer to: one"]
     assert len(model.requests) == 1
+
+
+async def test_a_restart_after_a_kill_answers_the_cut_off_turn_within_seconds_not_a_lease(
+    fakes, database_url, tmp_path
+):
+    tg, model = fakes
+    model.default = echo
+    model.hold()
+    # A lease far longer than the test waits: the cut-off turn must not wait it out.
+    env = bot_environment(tg, model, database_url, TURN_LEASE_SECONDS="300")
+    killed = await BotProcess(env, tmp_path).start()
+    tg.push_message(OWNER, "one")
+    await model.wait_for_requests(1, timeout=60)
+    killed.process.kill()
+    assert await killed.exited() == -signal.SIGKILL
+    model.release()
+
+    clock = asyncio.get_running_loop()
+    again = await BotProcess(env, tmp_path).start()
+    # From when it is up: starting Python on a busy machine takes seconds of its own.
+    await again.wait_for_output("started as")
+    up = clock.time()
+    tg.push_message(OWNER, "/memory")
+    await tg.wait_for_messages(OWNER, count=1, timeout=60)
+    command_answered = clock.time()
+    await tg.wait_for_messages(OWNER, count=2, timeout=60)
+    answered = clock.time()
+    assert await again.stop() == 0, again.output
+
+    assert "answer to: one" in tg.messages_to(OWNER)
+    assert "freed the turns of 1 process(es) known gone" in again.output
+    assert answered - up < 10, again.output
+    assert command_answered - up < 5, again.output
