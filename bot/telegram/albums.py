@@ -3,9 +3,13 @@
 Each item is stored as it comes; the answer waits until no item came for a moment, and
 then covers them all (consecutive user turns are one message to the model). In a group
 only the item with the caption mentions the bot; the others of its album are taken too.
+When the bot stops, an album still waiting for items is answered at once, within the
+shutdown's grace period (an item Telegram had not delivered yet comes to the next process,
+which answers it on its own); what the grace period cuts off is answered after the restart.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +30,9 @@ class Albums:
     def __init__(self) -> None:
         self._timers: dict[ChatThread, asyncio.Task] = {}
         self._addressed: dict[str, float] = {}
+        self.quiet = ALBUM_QUIET_SECONDS
+        self._stopping = asyncio.Event()  # set at shutdown: no album waits for quiet any more
+        self._tasks: set[asyncio.Task] = set()  # waiting or answering
 
     def mark_addressed(self, album_id: str) -> None:
         """Remember that an album's item addressed the bot, so its other items count too."""
@@ -43,13 +50,16 @@ class Albums:
             waiting.cancel()
         task = asyncio.create_task(self._answer_when_quiet(place, answer), name=f"album {place}")
         task.add_done_callback(_log_failure)
+        task.add_done_callback(self._tasks.discard)
         self._timers[place] = task
+        self._tasks.add(task)
 
     async def _answer_when_quiet(
         self, place: ChatThread, answer: Callable[[], Awaitable[None]]
     ) -> None:
-        """Wait for quiet, then answer."""
-        await asyncio.sleep(ALBUM_QUIET_SECONDS)
+        """Wait for quiet (or a shutdown), then answer."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), self.quiet)
         # From here on a new item waits for this answer rather than cancel it.
         if self._timers.get(place) is asyncio.current_task():
             del self._timers[place]
@@ -59,9 +69,14 @@ class Albums:
         """Tell whether an album of the chat waits for its answer."""
         return any(place.chat_id == chat_id for place in self._timers)
 
+    def answer_now(self) -> set[asyncio.Task]:
+        """At shutdown: answer every album now, and any later one at once; return their tasks."""
+        self._stopping.set()
+        return set(self._tasks)
+
     def cancel(self) -> None:
-        """Drop the timers at shutdown; the stored items are answered after the restart."""
-        for task in self._timers.values():
+        """Stop what is left at the end of a shutdown; the stored items wait for the restart."""
+        for task in self._tasks:
             task.cancel()
         self._timers.clear()
 

@@ -83,6 +83,11 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         await self._idle.wait()
 
     @property
+    def running(self) -> set[asyncio.Task]:
+        """Return the tasks of the updates and turns queued or running."""
+        return set(self._running)
+
+    @property
     def active_chats(self) -> int:
         """Return how many chats have updates queued or running."""
         return len(self._locks)
