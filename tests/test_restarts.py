@@ -189,3 +189,46 @@ async def test_a_restart_after_a_kill_answers_the_cut_off_turn_within_seconds_no
     assert "freed the turns of 1 process(es) known gone" in again.output
     assert answered - up < 10, again.output
     assert command_answered - up < 5, again.output
+
+
+def user_lines(request: dict) -> list[str]:
+    """Return the last line of each user text in a Messages request, in the order sent."""
+    return [
+        block["text"].splitlines()[-1]
+        for message in request["messages"]
+        if message["role"] == "user"
+        for block in (
+            message["content"]
+            if isinstance(message["content"], list)
+            else [{"type": "text", "text": message["content"]}]
+        )
+        if block["type"] == "text"
+    ]
+
+
+async def test_an_overlap_that_stores_a_later_message_first_still_reads_in_the_users_order(
+    fakes, database_url, tmp_path
+):
+    tg, model = fakes
+    model.default = echo
+    model.hold()
+    deploy = Deploy(fakes, database_url, tmp_path, "webhook")
+    old, new = await deploy.start(), await deploy.start()
+    await deploy.send(old, "five")
+    await model.wait_for_requests(1, timeout=60)
+    # Telegram hands six and seven to the new process, which waits for the old one's turn,
+    # and eight to the old one, which answers it right after five: eight is stored first.
+    await deploy.send(new, "six")
+    await deploy.send(new, "seven")
+    await new.wait_for_output("another process is answering it")
+    await deploy.send(old, "eight")
+    model.release()
+    await tg.wait_for_messages(OWNER, count=4, timeout=60)
+    await deploy.send(new, "nine")
+    await tg.wait_for_messages(OWNER, count=5, timeout=60)
+    assert await old.stop() == 0, old.output
+    assert await new.stop() == 0, new.output
+
+    stored = [words for role, words in await history(database_url) if role == "user"]
+    assert stored == ["five", "eight", "six", "seven", "nine"]  # as the processes stored them
+    assert user_lines(model.requests[-1]) == ["five", "six", "seven", "eight", "nine"]
