@@ -23,8 +23,8 @@ BOT = "@memory_test_bot"
 # Each table's rows belong to an owner through a column of its own or a parent's.
 OWNER_COLUMNS = ("owner_id", "chat_id")
 # Not the owner's data: which process answers the chat now; the deletion holds it, and the
-# lease keeper lets it go at its next tick (bot/agent/erasure.py).
-PROCESS_TABLES = frozenset({"turn_leases"})
+# lease keeper lets it go at its next tick (bot/agent/erasure.py); and which processes run.
+PROCESS_TABLES = frozenset({"turn_leases", "bot_processes"})
 
 
 def _owner_query(table, owner: int):
