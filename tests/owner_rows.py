@@ -22,6 +22,8 @@ NOT_OWNED = {
     # Which process answers a chat now; the deletion holds it, and the lease keeper lets it
     # go at its next tick (bot/agent/erasure.py).
     "turn_leases": "a process's claim on a chat",
+    # Which processes run (host, pid, start time), so a dead one's leases are freed soon.
+    "bot_processes": "a running process",
     # SQLite's external-content index: its rows are conversation_turns' (by triggers).
     "conversation_search": "the index of conversation_turns",
 }

@@ -5,15 +5,22 @@ database refusing connections (ALLOW_CONNECTIONS false) with its sessions ended,
 server restarts or the host's database fails over. Other databases on the server are untouched.
 """
 
+import itertools
+
 import asyncpg
 import pytest
+from telegram import Update
 
 from bot.migrations import upgrade_database_async
 from bot.telegram import texts
+from bot.telegram.outage import Outage
 from tests import pg
+from tests.builders import private_message
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
 from tests.test_restarts import answered, echo, history
+
+UPDATE_IDS = itertools.count(9000)
 
 
 async def set_reachable(name: str, reachable: bool) -> None:
@@ -95,3 +102,58 @@ async def test_a_stop_during_the_outage_says_the_kept_message_was_not_answered(
     assert tg.messages_to(OWNER) == [texts.DATABASE_DOWN, texts.DATABASE_GAVE_UP]
     assert model.requests == []
     assert "unhandled error while processing an update" not in bot.output
+
+
+class Clock:
+    """The outage's monotonic clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def never_reachable() -> bool:
+    """Answer every probe as a database that stays out."""
+    return False
+
+
+def kept_update(app, words: str) -> Update:
+    """Return an update with the owner's message, as the bot received it."""
+    update = {"update_id": next(UPDATE_IDS), "message": private_message(OWNER, text=words)}
+    return Update.de_json(update, app.bot)
+
+
+async def test_messages_kept_past_the_window_are_given_up_once_and_a_new_one_is_told_again(
+    harness,
+):
+    tg, app, clock = harness.tg, harness.running_app, Clock()
+    # A window of a minute on the test's clock, and probes as often as the loop allows.
+    outage = Outage(never_reachable, clock, delays=(0.01,), window=60)
+    refused = OSError("connection refused")
+    assert await outage.keep(app, kept_update(app, "one"), refused)
+    clock.now = 30
+    assert await outage.keep(app, kept_update(app, "two"), refused)
+    await tg.wait_for_messages(OWNER, count=1)
+    clock.now = 61  # "one" is past the window, "two" not yet
+    await tg.wait_for_messages(OWNER, count=2)
+    assert [k.update.message.text for k in outage.kept] == ["two"]
+    clock.now = 91
+    await tg.wait_for_messages(OWNER, count=3)
+    assert outage.kept == []
+    assert outage._waiter is not None
+    await outage._waiter  # it stops once nothing is kept
+    # The database is still out: a new message of the chat is kept and the chat told again.
+    assert await outage.keep(app, kept_update(app, "three"), refused)
+    clock.now = 200
+    await tg.wait_for_messages(OWNER, count=5)
+    await outage._waiter
+    assert tg.messages_to(OWNER) == [
+        texts.DATABASE_DOWN,
+        texts.DATABASE_GAVE_UP,
+        texts.DATABASE_GAVE_UP,
+        texts.DATABASE_DOWN,
+        texts.DATABASE_GAVE_UP,
+    ]
+    assert outage.kept == [] and harness.model.requests == []

@@ -217,6 +217,20 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "memory_writes": None, "cited_memory_ids": ["pin00006"]},
         ],
     },
+    "0019": {
+        "conversation_turns": [
+            {"id": 10, "conversation_id": 3, "role": "user",
+             "content": [{"type": "text", "text": "When?"}],
+             "created_at": LATER, "tokens": 2, "update_id": 12, "message_key": "-1001:7:1763900000",
+             "sender_id": 111, "search_text": None, "owner_id": -1001, "said_by": None,
+             "memory_writes": None, "cited_memory_ids": None,
+             "user_order": 1763900000 * 2**31 + 7},
+        ],
+        "bot_processes": [
+            {"holder": "vm:4242:abcd1234", "host": "vm", "pid": 4242, "started": 123456,
+             "expires_at": LATER},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [
@@ -340,7 +354,7 @@ async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_dat
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
             "agent_memory_batches", "agent_memory_batch_changes",
             "memory_proposals", "pending_notes",
-            "web_uses",
+            "web_uses", "bot_processes",
         }  # fmt: skip
         assert set(after) == set(before) - later_tables
         _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)

@@ -6,6 +6,7 @@ overlap does with the default 30 s: the old process renews the turn it works on,
 one waits for it instead of taking it for a crash's left-over.
 """
 
+import asyncio
 import json
 import signal
 from dataclasses import dataclass, field
@@ -155,3 +156,79 @@ async def test_a_restore_from_a_backup_taken_mid_turn_does_not_send_the_answer_a
     assert await restored.stop() == 0, restored.output
     assert tg.messages_to(OWNER) == ["answer to: one"]
     assert len(model.requests) == 1
+
+
+async def test_a_restart_after_a_kill_answers_the_cut_off_turn_within_seconds_not_a_lease(
+    fakes, database_url, tmp_path
+):
+    tg, model = fakes
+    model.default = echo
+    model.hold()
+    # A lease far longer than the test waits: the cut-off turn must not wait it out.
+    env = bot_environment(tg, model, database_url, TURN_LEASE_SECONDS="300")
+    killed = await BotProcess(env, tmp_path).start()
+    tg.push_message(OWNER, "one")
+    await model.wait_for_requests(1, timeout=60)
+    killed.process.kill()
+    assert await killed.exited() == -signal.SIGKILL
+    model.release()
+
+    clock = asyncio.get_running_loop()
+    again = await BotProcess(env, tmp_path).start()
+    # From when it is up: starting Python on a busy machine takes seconds of its own.
+    await again.wait_for_output("started as")
+    up = clock.time()
+    tg.push_message(OWNER, "/memory")
+    await tg.wait_for_messages(OWNER, count=1, timeout=60)
+    command_answered = clock.time()
+    await tg.wait_for_messages(OWNER, count=2, timeout=60)
+    answered = clock.time()
+    assert await again.stop() == 0, again.output
+
+    assert "answer to: one" in tg.messages_to(OWNER)
+    assert "freed the turns of 1 process(es) known gone" in again.output
+    assert answered - up < 10, again.output
+    assert command_answered - up < 5, again.output
+
+
+def user_lines(request: dict) -> list[str]:
+    """Return the last line of each user text in a Messages request, in the order sent."""
+    return [
+        block["text"].splitlines()[-1]
+        for message in request["messages"]
+        if message["role"] == "user"
+        for block in (
+            message["content"]
+            if isinstance(message["content"], list)
+            else [{"type": "text", "text": message["content"]}]
+        )
+        if block["type"] == "text"
+    ]
+
+
+async def test_an_overlap_that_stores_a_later_message_first_still_reads_in_the_users_order(
+    fakes, database_url, tmp_path
+):
+    tg, model = fakes
+    model.default = echo
+    model.hold()
+    deploy = Deploy(fakes, database_url, tmp_path, "webhook")
+    old, new = await deploy.start(), await deploy.start()
+    await deploy.send(old, "five")
+    await model.wait_for_requests(1, timeout=60)
+    # Telegram hands six and seven to the new process, which waits for the old one's turn,
+    # and eight to the old one, which answers it right after five: eight is stored first.
+    await deploy.send(new, "six")
+    await deploy.send(new, "seven")
+    await new.wait_for_output("another process is answering it")
+    await deploy.send(old, "eight")
+    model.release()
+    await tg.wait_for_messages(OWNER, count=4, timeout=60)
+    await deploy.send(new, "nine")
+    await tg.wait_for_messages(OWNER, count=5, timeout=60)
+    assert await old.stop() == 0, old.output
+    assert await new.stop() == 0, new.output
+
+    stored = [words for role, words in await history(database_url) if role == "user"]
+    assert stored == ["five", "eight", "six", "seven", "nine"]  # as the processes stored them
+    assert user_lines(model.requests[-1]) == ["five", "six", "seven", "eight", "nine"]

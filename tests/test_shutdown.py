@@ -6,10 +6,14 @@ import signal
 from sqlalchemy import create_engine
 from sqlalchemy import text as sql
 
+from bot.telegram.lifecycle import finish_turns
 from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text, tool_use
+from tests.fakes.media import sample_png
+from tests.files_support import push_album_photo, stored_contents
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
+from tests.test_files import album_timers
 
 
 def sqlite_urls(tmp_path) -> tuple[str, str]:
@@ -110,3 +114,22 @@ async def test_kill_9_mid_turn_then_restart_continues_the_conversation(fakes, tm
     assert await bot.stop() == 0, bot.output
     assert tg.messages_to(OWNER) == ["Saved: you like tea.", "Hello again."]
     assert model.invalid == []
+
+
+async def test_an_album_still_waiting_for_items_at_a_stop_is_answered_before_the_stop_ends(
+    harness,
+):
+    tg, model = harness.tg, harness.model
+    model.script(text("Two photos of cats."))
+    # An album whose last item never comes before the stop: it would wait for it an hour.
+    harness.running_app.bot_data.albums.quiet = 3600
+    photos = [sample_png(30 + i, 20) for i in range(2)]
+    push_album_photo(tg, OWNER, photos[0], "album-1", caption="What are these?")
+    push_album_photo(tg, OWNER, photos[1], "album-1")
+    await harness.idle()
+    assert model.requests == [] and len(await stored_contents(harness.services.engine)) == 2
+
+    await finish_turns(harness.running_app, grace_seconds=60)
+    assert tg.messages_to(OWNER) == ["Two photos of cats."]
+    assert len(model.requests) == 1 and model.image_data() == photos
+    assert album_timers() == []

@@ -6,6 +6,11 @@ next turn finds the lease still held). While it lives it renews its leases; at s
 hands back the ones it did not finish (holder NULL). A lease whose holder is gone (handed
 back, or not renewed in time) is a turn left unfinished: the next process to take it answers
 what was left first.
+
+Each process also keeps a row of its own (bot_processes), renewed with its leases and
+expiring sooner than them: a process whose row expired, or that ran on this host and whose
+pid is gone, is known dead, and its leases are freed at once (free_dead) instead of after a
+whole lease time. A holder without a row (a version from before rows) is waited out.
 """
 
 import os
@@ -20,7 +25,8 @@ from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
-from bot.conversations.models import TurnLease
+from bot.conversations.models import BotProcess, TurnLease
+from bot.conversations.processes import ProcessId, gone_here, this_process
 from memory.db import affected
 from memory.models import utcnow
 
@@ -30,6 +36,9 @@ INCARNATION = {
     "postgresql": "(SELECT 'turn_leases'::regclass::oid::bigint)",
     "sqlite": "(SELECT schema_version FROM pragma_schema_version())",
 }
+# How long a process's row lasts unless renewed (at most the lease time): a process silent
+# this long is taken for dead, so its ticks come at least four times as often.
+BEAT = timedelta(seconds=10)
 
 
 def holder_name() -> str:
@@ -60,11 +69,14 @@ class TurnLeases:
         ttl: timedelta,
         holder: str | None = None,
         clock: Callable[[], datetime] = utcnow,
+        process: ProcessId | None = None,
     ):
         self._sessionmaker = sessionmaker
         self.ttl = ttl
+        self.beat = min(ttl, BEAT)
         self.holder = holder or holder_name()
         self._clock = clock
+        self.process = process or this_process()
 
     def now(self) -> datetime:
         """Return the time by the clock the leases' expiries are written in."""
@@ -115,16 +127,56 @@ class TurnLeases:
         return inserted.first() is not None
 
     async def renew(self) -> list[int]:
-        """Extend every lease this process holds by the lease time; return their chats."""
+        """Renew this process's row and every lease it holds; return the leases' chats."""
+        now = self._clock()
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
+            await self._beat(connection, now)
             renewed = await connection.execute(
                 update(TurnLease)
                 .where(TurnLease.holder == self.holder)
-                .values(expires_at=self._clock() + self.ttl)
+                .values(expires_at=now + self.ttl)
                 .returning(TurnLease.chat_id)
             )
             return sorted(renewed.scalars())
+
+    async def _beat(self, connection: AsyncConnection, now: datetime) -> None:
+        """Write this process's row, lasting until a beat from now."""
+        insert = postgres_insert if connection.dialect.name == "postgresql" else sqlite_insert
+        values = {"holder": self.holder, "host": self.process.host, "pid": self.process.pid,
+                  "started": self.process.started, "expires_at": now + self.beat}  # fmt: skip
+        statement = insert(BotProcess).values(values)
+        await connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=[BotProcess.holder], set_={"expires_at": values["expires_at"]}
+            )
+        )
+
+    async def free_dead(self) -> list[str]:
+        """Free the leases of the processes known dead, for others to take; return their names."""
+        now = self._clock()
+        async with self._sessionmaker() as session:
+            rows = (await session.execute(select(BotProcess))).scalars().all()
+        here = [r.holder for r in rows if r.host == self.process.host and r.holder != self.holder
+                and gone_here(ProcessId(r.host, r.pid, r.started))]  # fmt: skip
+        gone = here + [r.holder for r in rows if r.expires_at <= now and r.holder not in here]
+        if not gone:
+            return []
+        # Checked again as they are freed: a process late with its row may have renewed it.
+        dead = or_(BotProcess.holder.in_(here), BotProcess.expires_at <= now)
+        still_dead = select(BotProcess.holder).where(BotProcess.holder.in_(gone), dead)
+        async with self._sessionmaker.begin() as session:
+            await session.execute(
+                update(TurnLease)
+                .where(TurnLease.holder.in_(still_dead))
+                .values(holder=None, expires_at=now)
+            )
+            freed = await session.execute(
+                delete(BotProcess)
+                .where(BotProcess.holder.in_(gone), dead)
+                .returning(BotProcess.holder)
+            )
+            return sorted(freed.scalars())
 
     async def release(self, *chat_ids: int) -> None:
         """Give up the chats' leases: their turns are over."""
@@ -143,6 +195,7 @@ class TurnLeases:
                 .where(TurnLease.holder == self.holder)
                 .values(holder=None, expires_at=self._clock())
             )
+            await session.execute(delete(BotProcess).where(BotProcess.holder == self.holder))
             return affected(result)
 
     async def left_over(self) -> list[int]:

@@ -71,11 +71,15 @@ class Turn(Base):
     cited_memory_ids: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # The conversation's owner, again: lets Postgres read one owner's turns newest first.
     owner_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # Where the turn's exchange sits in the order the user sent (bot.conversations.order),
+    # whichever process stored it first; NULL for turns from before it was kept.
+    user_order: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
     __table_args__ = (
         Index("ix_conversation_turns_conversation", "conversation_id", "id"),
         Index("ix_conversation_turns_owner", "owner_id", "id"),
+        Index("ix_conversation_turns_user_order", "conversation_id", "user_order"),
     )
 
 
@@ -91,6 +95,20 @@ class TurnLease(Base):
     # Which copy of the database the row was written in: a restore from a backup changes it,
     # and a turn from before a restore may have been answered after the backup was taken.
     incarnation: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class BotProcess(Base):
+    """A running bot process, as long as it renews expires_at: its leases are its while so."""
+
+    __tablename__ = "bot_processes"
+
+    holder: Mapped[str] = mapped_column(String(64), primary_key=True)  # its turn leases' holder
+    host: Mapped[str] = mapped_column(String(64), nullable=False)
+    pid: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # When the process started, by its host's clock ticks since boot (NULL: unknown), so a
+    # reused pid is not taken for the process.
+    started: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
 class PendingNote(Base):

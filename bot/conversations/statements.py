@@ -3,8 +3,20 @@
 import functools
 from typing import Protocol
 
-from sqlalchemy import Insert, Select, Update, bindparam, func, insert, select, update
+from sqlalchemy import (
+    Insert,
+    ScalarSelect,
+    Select,
+    Update,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.orm import aliased
 
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import SaidBy
@@ -88,20 +100,53 @@ def insert_conversation_statement() -> Insert:
 
 @functools.cache
 def turns_statement() -> Select:
-    """Select a conversation's turns not yet folded into its summary, oldest first."""
+    """Select a conversation's turns not yet folded into its summary, in the user's order.
+
+    The summary folds the turns up to its last one in the order they were read in: those
+    stored before it and read before it. A turn stored after it is never folded.
+    """
     summary_through = (
         select(func.coalesce(Conversation.summary_through_turn_id, 0))
         .where(Conversation.id == bindparam("conversation_id"))
         .scalar_subquery()
     )
+    through = aliased(Turn)
+    through_order = (
+        select(through.user_order).where(through.id == summary_through).scalar_subquery()
+    )
     return (
         select(*TURN_COLUMNS)
-        .where(Turn.conversation_id == bindparam("conversation_id"), Turn.id > summary_through)
-        .order_by(Turn.id)
+        .where(
+            Turn.conversation_id == bindparam("conversation_id"),
+            or_(Turn.id > summary_through, Turn.user_order > through_order),
+        )
+        .order_by(func.coalesce(Turn.user_order, 0), Turn.id)
     )
 
 
 @functools.cache
-def insert_turn_statement() -> Insert:
-    """Insert a turn and return its id."""
-    return insert(Turn).returning(Turn.id)
+def insert_turn_statement(inherit: str | None = None) -> Insert:
+    """Insert a turn and return its id; with its user_order, or one it inherits."""
+    statement = insert(Turn)
+    if inherit is not None:
+        statement = statement.values(user_order=_inherited(inherit))
+    return statement.returning(Turn.id)
+
+
+def _inherited(inherit: str) -> ScalarSelect:
+    """Return the user_order a turn takes from its conversation's turns ("newest" or "latest").
+
+    The model's turns continue the exchange of the newest turn stored; words of the bot's own
+    or without a message key start an exchange after the latest in the user's order.
+    """
+    other = aliased(Turn)
+    mine = other.conversation_id == bindparam("conversation")
+    if inherit == "newest":
+        return (
+            select(other.user_order)
+            .where(mine)
+            .order_by(other.id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+    return select(func.max(other.user_order)).where(mine).scalar_subquery()

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
-from bot.conversations.content import content_tokens, search_text
+from bot.conversations.content import content_tokens
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.retention import forget_quiet
 from bot.conversations.snapshot import (
@@ -23,6 +23,7 @@ from bot.conversations.snapshot import (
     StoredTurn,
     Unanswered,
 )
+from bot.conversations.turn_rows import insert_turn, load_turns
 from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.db import affected
 from memory.models import utcnow
@@ -39,44 +40,6 @@ RECOVERY_WINDOW = timedelta(minutes=15)
 async def _memory_block(session: AsyncSession, owner_id: int, memory_on: bool, budget: int) -> str:
     """Render the owner's memory block, or "" when the owner turned memory off."""
     return (await owner_block(session, owner_id, budget)).text if memory_on else ""
-
-
-async def _load_turns(connection: AsyncConnection, conversation_id: int) -> list[StoredTurn]:
-    """Load the turns not yet folded into the summary."""
-    rows = await connection.execute(
-        statements.turns_statement(), {"conversation_id": conversation_id}
-    )
-    return [statements.turn_of(row) for row in rows]
-
-
-async def _insert_turn(
-    connection: AsyncConnection,
-    conversation: ConversationState,
-    role: Role,
-    content: Content,
-    tokens: int,
-    ref: MessageRef,
-    now: datetime,
-    writes: Sequence[MemoryWrite] = (),
-) -> StoredTurn:
-    """Insert one turn with its token count, search text and memory writes; return it."""
-    values = {
-        "conversation_id": conversation.id,
-        "role": role,
-        "content": content,
-        "tokens": tokens,
-        # The index keeps itself in step (a trigger, or a generated column).
-        "search_text": search_text(role, content, conversation.owner_id),
-        "owner_id": conversation.owner_id,
-        "update_id": ref.update_id,
-        "message_key": ref.message_key,
-        "sender_id": ref.sender_id,
-        "said_by": ref.said_by.stored() if ref.said_by else None,
-        "memory_writes": list(writes) or None,
-        "created_at": now,
-    }
-    turn_id = (await connection.execute(statements.insert_turn_statement(), values)).scalar_one()
-    return StoredTurn(turn_id, role, content, tokens, tuple(writes), ref.said_by)
 
 
 def _remarked(old_id: int, new_id: int) -> ColumnElement[str]:
@@ -121,9 +84,10 @@ class ConversationStore:
                 snapshot = await self._continue(connection, place, owner_id, now)
                 if snapshot is None:
                     snapshot = await self._start(session, place, owner_id, now)
-                turn = await _insert_turn(
-                    connection, snapshot.conversation, "user", content, tokens, ref, now
-                )
+                turn = await insert_turn(
+                    connection, snapshot.conversation, "user", content, tokens, ref, now,
+                    inherit="latest",
+                )  # fmt: skip
                 snapshot.turns.append(turn)
         except IntegrityError:
             if ref.message_key is not None and await self.message_seen(ref.message_key):
@@ -148,9 +112,9 @@ class ConversationStore:
             said: tuple[tuple[Role, str], ...] = (("user", note), ("assistant", text))
             for role, words in said:
                 content: Content = [text_block(words)]
-                turn = await _insert_turn(
+                turn = await insert_turn(
                     connection, snapshot.conversation, role, content, content_tokens(content),
-                    NO_REF, now,
+                    NO_REF, now, inherit="latest" if role == "user" else "newest",
                 )  # fmt: skip
                 snapshot.turns.append(turn)
         return snapshot
@@ -172,7 +136,7 @@ class ConversationStore:
             return None
         row = max(continued, key=lambda row: row.id)
         conversation, memory_on = statements.state_of(row), row._mapping[statements.MEMORY_ON]
-        return Snapshot(conversation, await _load_turns(connection, conversation.id), memory_on)
+        return Snapshot(conversation, await load_turns(connection, conversation.id), memory_on)
 
     async def _start(
         self, session: AsyncSession, place: ChatThread, owner_id: int, now: datetime
@@ -207,7 +171,7 @@ class ConversationStore:
         )
         async with self._sessionmaker() as session:
             row = (await session.execute(query)).one()
-            turns = await _load_turns(await session.connection(), conversation_id)
+            turns = await load_turns(await session.connection(), conversation_id)
         return Snapshot(statements.state_of(row), turns, row._mapping[statements.MEMORY_ON])
 
     async def end(self, place: ChatThread) -> bool:
@@ -229,7 +193,7 @@ class ConversationStore:
         tokens, now = content_tokens(content), self._clock()
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
-            return await _insert_turn(
+            return await insert_turn(
                 connection, conversation, role, content, tokens, NO_REF, now, writes
             )
 

@@ -4,10 +4,14 @@ Each item is stored as it comes; the answer waits until no item came for a momen
 then covers them all (consecutive user turns are one message to the model). In a group
 only the item with the caption mentions the bot; the others of its album are taken too.
 /delete_my_data drops the chat's albums still waiting (their items are deleted with it), so
-none is answered from a conversation that is gone, or stored again.
+none is answered from a conversation that is gone, or stored again. When the bot stops, an
+album still waiting for items is answered at once, within the shutdown's grace period (an item
+Telegram had not delivered yet comes to the next process, which answers it on its own); what
+the grace period cuts off is answered after the restart.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -27,9 +31,11 @@ class Albums:
 
     def __init__(self) -> None:
         self._timers: dict[ChatThread, asyncio.Task] = {}
-        # Every album answer not yet done: waiting for quiet, or for the chat's lane.
-        self._waiting: dict[asyncio.Task, ChatThread] = {}
         self._addressed: dict[str, float] = {}
+        self.quiet = ALBUM_QUIET_SECONDS
+        self._stopping = asyncio.Event()  # set at shutdown: no album waits for quiet any more
+        # Every album answer not yet done (waiting for quiet or the lane, or answering).
+        self._tasks: dict[asyncio.Task, ChatThread] = {}
 
     def mark_addressed(self, album_id: str) -> None:
         """Remember that an album's item addressed the bot, so its other items count too."""
@@ -49,17 +55,18 @@ class Albums:
         task.add_done_callback(_log_failure)
         task.add_done_callback(self._forget)
         self._timers[place] = task
-        self._waiting[task] = place
+        self._tasks[task] = place
 
     def _forget(self, task: asyncio.Task) -> None:
         """Let a finished album answer go."""
-        self._waiting.pop(task, None)
+        self._tasks.pop(task, None)
 
     async def _answer_when_quiet(
         self, place: ChatThread, answer: Callable[[], Awaitable[None]]
     ) -> None:
-        """Wait for quiet, then answer."""
-        await asyncio.sleep(ALBUM_QUIET_SECONDS)
+        """Wait for quiet (or a shutdown), then answer."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), self.quiet)
         # From here on a new item waits for this answer rather than cancel it.
         if self._timers.get(place) is asyncio.current_task():
             del self._timers[place]
@@ -75,16 +82,21 @@ class Albums:
         Called in the chat's lane, so none of them is answering: each waits for quiet or
         for the lane, and a cancelled wait for the lane never starts its answer.
         """
-        dropped = [task for task, place in self._waiting.items() if place.chat_id == chat_id]
+        dropped = [task for task, place in self._tasks.items() if place.chat_id == chat_id]
         for task in dropped:
             task.cancel()
-            self._waiting.pop(task, None)
+            self._tasks.pop(task, None)
         self._timers = {p: t for p, t in self._timers.items() if p.chat_id != chat_id}
         return len(dropped)
 
+    def answer_now(self) -> set[asyncio.Task]:
+        """At shutdown: answer every album now, and any later one at once; return their tasks."""
+        self._stopping.set()
+        return set(self._tasks)
+
     def cancel(self) -> None:
-        """Drop the timers at shutdown; the stored items are answered after the restart."""
-        for task in self._timers.values():
+        """Stop what is left at the end of a shutdown; the stored items wait for the restart."""
+        for task in list(self._tasks):
             task.cancel()
         self._timers.clear()
 

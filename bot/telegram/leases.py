@@ -10,6 +10,8 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
+from telegram import Update
+
 from bot.conversations.leases import Taken, TurnLeases
 from bot.telegram.outage import DATABASE_ERRORS  # logged; the next tick tries again
 
@@ -17,8 +19,27 @@ logger = logging.getLogger(__name__)
 
 # Ticks (renew, look for left-over turns) per lease time: a tick or two may fail in a row.
 TICKS_PER_LEASE = 6
+# Ticks per beat (how long a process's row lasts): a late tick is not taken for a death.
+TICKS_PER_BEAT = 4
 
 Recover = Callable[[int, Taken], Awaitable[None]]
+
+# Commands that need no model and store no turn: they answer at once, even while another
+# process (or a dead one, until it is known dead) holds the chat's lease.
+NO_TURN_COMMANDS = frozenset({"/start", "/help", "/memory", "/reminders", "/timezone",
+                              "/delete_my_data"})  # fmt: skip
+# Their subcommands that do ask the model.
+MODEL_SUBCOMMANDS = frozenset({("/memory", "tidy"), ("/memory", "import")})
+
+
+def needs_no_turn(update: object) -> bool:
+    """Tell whether an update is a command that needs no model, so it takes no chat lease."""
+    if not isinstance(update, Update) or update.message is None or not update.message.text:
+        return False
+    words = update.message.text.split()
+    command = words[0].partition("@")[0].lower()
+    argument = words[1].lower() if len(words) > 1 else None
+    return command in NO_TURN_COMMANDS and (command, argument) not in MODEL_SUBCOMMANDS
 
 
 def _never(chat_id: int) -> bool:
@@ -47,7 +68,8 @@ class LeaseKeeper:
         self._recover = recover
         # A chat whose next step is already due (an album's answer) keeps its lease.
         self._keep = keep
-        self.tick = tick if tick is not None else leases.ttl.total_seconds() / TICKS_PER_LEASE
+        every = min(leases.ttl / TICKS_PER_LEASE, leases.beat / TICKS_PER_BEAT)
+        self.tick = tick if tick is not None else every.total_seconds()
         # Runs a chat's lane (set at start-up), which takes the lease and answers left-overs.
         self.schedule: Callable[[int], Awaitable[object]] | None = None
         # Until when each lease this process took or renewed lasts at least, by its clock.
@@ -99,6 +121,9 @@ class LeaseKeeper:
             if (taken := await self._leases.take(chat_id)) is not None:
                 break
             if not waiting:
+                # Its holder may be a process known dead: then the lease is free at once.
+                if await self._free_dead():
+                    continue
                 logger.info("chat %s: another process is answering it; waiting for it", chat_id)
                 waiting = True
             await asyncio.sleep(self.tick)
@@ -122,12 +147,21 @@ class LeaseKeeper:
             self._releasing = set()
             self._released.set()
 
+    async def _free_dead(self) -> list[str]:
+        """Free the leases of processes known dead; return their names."""
+        freed = await self._leases.free_dead()
+        if freed:
+            logger.info("freed the turns of %d process(es) known gone: %s", len(freed),
+                        ", ".join(freed))  # fmt: skip
+        return freed
+
     async def sweep(self) -> list[asyncio.Task]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
         try:
             await self._release_idle()
             since = self._leases.now()
             renewed = await self._leases.renew()
+            await self._free_dead()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
             if not self._failing:

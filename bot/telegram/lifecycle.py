@@ -12,7 +12,7 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import Unanswered
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.delivery import deliver_answer
-from bot.telegram.leases import LeaseKeeper
+from bot.telegram.leases import LeaseKeeper, needs_no_turn
 from bot.telegram.outage import Outage, probe
 from bot.telegram.processing import lanes
 from memory.models import utcnow
@@ -76,6 +76,7 @@ def start_leases(application: BotApplication) -> LeaseKeeper:
     )
     keeper.schedule = lambda chat_id: processor.run_exclusive(chat_id, asyncio.sleep(0))
     processor.gate = keeper
+    processor.ungated = needs_no_turn
     data.leases = keeper
     data.recovery = asyncio.create_task(keeper.first_sweep())
     data.lease_loop = asyncio.create_task(keeper.run())
@@ -106,8 +107,17 @@ async def forget_old_conversations(context: BotContext) -> None:
 
 async def stop_gracefully(application: BotApplication, grace_seconds: float) -> None:
     """Stop fetching updates, let running turns finish within the grace period, then stop."""
+    await finish_turns(application, grace_seconds)
+    application.stop_running()
+
+
+async def finish_turns(application: BotApplication, grace_seconds: float) -> None:
+    """Stop fetching updates, and finish turns and albums within the grace period."""
     if application.updater is not None and application.updater.running:
         await application.updater.stop()
+    data = application.bot_data
+    # An album waiting for more items is answered now, as is one whose items are in the queue.
+    data.albums.answer_now()
     # Let the updates already fetched become tasks before waiting for them; PTB offers no
     # event for "queue empty" (its join() waits for processing), hence the short poll.
     loop = asyncio.get_running_loop()
@@ -116,13 +126,16 @@ async def stop_gracefully(application: BotApplication, grace_seconds: float) -> 
         await asyncio.sleep(0.01)
     await asyncio.sleep(0)
     # Leases are still renewed while turns finish, but no new left-over turns are taken on.
-    if application.bot_data.leases is not None:
-        application.bot_data.leases.stopping = True
-    await lanes(application).drain(max(0.0, deadline - loop.time()))
-    if application.bot_data.outage is not None:
+    if data.leases is not None:
+        data.leases.stopping = True
+    processor = lanes(application)
+    # An album's answer joins its lane once it starts: wait for albums and lanes alike.
+    while (busy := data.albums.answer_now() | processor.running) and loop.time() < deadline:
+        await asyncio.wait(busy, timeout=deadline - loop.time())
+    await processor.drain(max(0.0, deadline - loop.time()))
+    if data.outage is not None:
         # Telegram is still there: say which messages were not answered.
-        await application.bot_data.outage.stop(application)
-    application.stop_running()
+        await data.outage.stop(application)
 
 
 def install_stop_signals(application: BotApplication, grace_seconds: float) -> None:

@@ -61,6 +61,7 @@ class Outage:
     reachable: Callable[[], Awaitable[bool]]
     clock: Clock = time.monotonic
     delays: tuple[float, ...] = RETRY_DELAYS
+    window: float = GIVE_UP_SECONDS  # how long an update is kept before it is given up
     kept: list[Kept] = field(default_factory=list)
     told: set[int] = field(default_factory=set)
     replaying: set[int] = field(default_factory=set)  # update ids sent through again
@@ -105,25 +106,35 @@ class Outage:
             )
 
     async def _give_up_old(self, application: Application) -> None:
-        """Say to the chats of updates kept too long that they are not answered."""
-        late = [k for k in self.kept if self.clock() - k.since > GIVE_UP_SECONDS]
+        """Say to the chats of updates kept too long that they are not answered, once each."""
+        now = self.clock()
+        late = [k for k in self.kept if now - k.since > self.window]
+        if not late:
+            return
         self.kept = [k for k in self.kept if k not in late]
-        for item in late:
-            assert item.update.effective_chat is not None
-            await _say(application, item.update.effective_chat.id, texts.DATABASE_GAVE_UP)
+        waiting = {_chat_of(k) for k in self.kept}
+        for chat_id in dict.fromkeys(_chat_of(k) for k in late):
+            if chat_id not in waiting:
+                # Its next message in this outage is kept and told about afresh.
+                self.told.discard(chat_id)
+            await _say(application, chat_id, texts.DATABASE_GAVE_UP)
 
     async def stop(self, application: Application) -> None:
         """At shutdown: say to each chat with kept messages that they were not answered."""
         if self._waiter is not None:
             self._waiter.cancel()
-        chats = dict.fromkeys(
-            k.update.effective_chat.id for k in self.kept if k.update.effective_chat
-        )
+        chats = dict.fromkeys(_chat_of(k) for k in self.kept)
         self.kept = []
         if chats:
             logger.warning("stopping with %d chat(s) waiting for the database", len(chats))
         for chat_id in chats:
             await _say(application, chat_id, texts.DATABASE_GAVE_UP)
+
+
+def _chat_of(kept: Kept) -> int:
+    """Return the chat of a kept update (only updates from chats are kept)."""
+    assert kept.update.effective_chat is not None
+    return kept.update.effective_chat.id
 
 
 async def _say(application: Application, chat_id: int, words: str) -> None:

@@ -51,6 +51,9 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._idle.set()
         # Set at start-up: other processes' turns of a chat come before this one's.
         self.gate: ChatGate | None = None
+        # Set at start-up: updates that wait for this process's turns of their chat but make
+        # no turn themselves (commands that need no model), so they never wait at the gate.
+        self.ungated: Callable[[object], bool] = lambda update: False
 
     async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
         self, update: object, coroutine: Awaitable[Any]
@@ -60,7 +63,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         # do_process_update, where a queued update would hold its slot while it waits for its
         # chat, and one chat's backlog could take every slot. Only the order differs here.
         key = None if self._outside_lane(update) else chat_key(update)
-        await self.run_exclusive(key, coroutine)
+        await self._tracked(self._in_turn(key, coroutine, gated=not self.ungated(update)))
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine; unused, as process_update above does the work."""
@@ -80,14 +83,19 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         await self._idle.wait()
 
     @property
+    def running(self) -> set[asyncio.Task]:
+        """Return the tasks of the updates and turns queued or running."""
+        return set(self._running)
+
+    @property
     def active_chats(self) -> int:
         """Return how many chats have updates queued or running."""
         return len(self._locks)
 
-    async def _in_turn(self, key: int | None, coroutine: Awaitable[Any]) -> Any:
+    async def _in_turn(self, key: int | None, coroutine: Awaitable[Any], gated: bool = True) -> Any:
         """Await coroutine in the chat's turn and a slot, or close it if it never ran."""
         try:
-            async with self._chat_turn(key), self._gated(key), self._semaphore:
+            async with self._chat_turn(key), self._gated(key if gated else None), self._semaphore:
                 return await coroutine
         finally:
             # Cancelled while waiting (a shutdown past its grace period): never started.

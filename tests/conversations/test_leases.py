@@ -1,6 +1,7 @@
 """Turn leases: one process's while it renews, another's once it is gone, never after a restore."""
 
 import asyncio
+import socket
 import sqlite3
 import subprocess
 from contextlib import closing
@@ -11,6 +12,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from bot.conversations.leases import Taken, TurnLeases
+from bot.conversations.processes import ProcessId, this_process
 from tests.conversations.test_store import Clock
 
 TTL = timedelta(seconds=30)
@@ -115,3 +117,63 @@ async def test_a_crash_leaves_the_same_copy_so_its_turn_is_not_marked_restored(s
     await old.take(CHAT)
     clock.now += TTL
     assert await new.take(CHAT) == Taken(left_over=True, restored=False)
+
+
+def gone_pid() -> int:
+    """Return the pid of a process of this host that has exited."""
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    return finished.pid
+
+
+def here(pid: int, started: int | None) -> ProcessId:
+    """Return a process of this host."""
+    return ProcessId(socket.gethostname()[:64], pid, started)
+
+
+async def test_a_process_whose_row_lapsed_has_its_leases_freed_before_they_lapse(sessionmaker):
+    clock = Clock()
+    old = TurnLeases(sessionmaker, TTL, "old:1:aaaa", clock, ProcessId("elsewhere", 1, 5))
+    new = TurnLeases(sessionmaker, TTL, "new:2:bbbb", clock)
+    await old.take(CHAT)
+    await old.renew()
+    clock.now += old.beat / 2
+    assert await new.free_dead() == []  # alive as far as anyone can tell
+    assert await new.take(CHAT) is None
+    clock.now += old.beat / 2
+    assert old.beat < TTL and await new.free_dead() == ["old:1:aaaa"]
+    assert await new.left_over() == [CHAT]
+    assert await new.take(CHAT) == Taken(left_over=True)
+
+
+async def test_a_gone_pid_of_this_host_frees_its_leases_at_once_a_live_one_does_not(
+    sessionmaker,
+):
+    clock = Clock()
+    me = this_process()
+    assert me.started is not None  # Linux: /proc tells when a process started
+    dead = TurnLeases(sessionmaker, TTL, "dead:1:aaaa", clock, here(gone_pid(), me.started))
+    # A pid reused by another process (this one) that started at another time.
+    reused = TurnLeases(sessionmaker, TTL, "reused:2:bbbb", clock, here(me.pid, me.started - 1))
+    alive = TurnLeases(sessionmaker, TTL, "alive:3:cccc", clock, me)
+    # A process of a version without rows is waited out as before.
+    no_row = TurnLeases(sessionmaker, TTL, "norow:4:dddd", clock, me)
+    new = TurnLeases(sessionmaker, TTL, "new:5:eeee", clock, me)
+    for chat, leases in enumerate((dead, reused, alive, no_row)):
+        await leases.take(chat)
+        if leases is not no_row:
+            await leases.renew()
+    assert await new.free_dead() == ["dead:1:aaaa", "reused:2:bbbb"]
+    assert sorted(await new.left_over()) == [0, 1]
+    assert await new.take(2) is None and await new.take(3) is None
+
+
+async def test_a_process_stopped_cleanly_leaves_no_row(sessionmaker):
+    clock = Clock()
+    old = TurnLeases(sessionmaker, TTL, "old:1:aaaa", clock, here(gone_pid(), None))
+    new = TurnLeases(sessionmaker, TTL, "new:2:bbbb", clock)
+    await old.take(CHAT)
+    await old.renew()
+    assert await old.hand_back() == 1
+    assert await new.free_dead() == []
+    assert await new.left_over() == [CHAT]

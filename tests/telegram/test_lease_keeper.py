@@ -8,9 +8,12 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import event
+from telegram import Update
 
 from bot.conversations.leases import Taken, TurnLeases
-from bot.telegram.leases import LeaseKeeper
+from bot.conversations.processes import ProcessId
+from bot.telegram.leases import LeaseKeeper, needs_no_turn
+from tests.builders import OWNER, private_message
 from tests.conversations.test_store import Clock
 
 TTL = timedelta(seconds=30)
@@ -49,6 +52,11 @@ def processes(sessionmaker, clock: Clock, keep=lambda chat_id: False, recover=No
     # A tick of 0: a lease another process holds is asked for again at once.
     keeper = LeaseKeeper(mine, recover or Recovered(), keep=keep, tick=0)
     return keeper, TurnLeases(sessionmaker, TTL, "other:2:bbbb", clock)
+
+
+def update_of(words: str) -> Update:
+    """Return an update with the owner's text message."""
+    return Update.de_json({"update_id": 1, "message": private_message(OWNER, text=words)}, None)
 
 
 async def until(condition: Callable[[], bool]) -> None:
@@ -163,3 +171,19 @@ async def test_a_turn_that_starts_while_the_tick_lets_its_lease_go_takes_it_afre
         # Held in the database, not only in this process's memory.
         assert await other.take(CHAT) is None
     await sweep
+
+
+async def test_commands_that_need_no_model_answer_while_another_process_holds_the_chat(
+    harness, sessionmaker
+):
+    # A process of a version without process rows is answering: it is waited out.
+    other = TurnLeases(sessionmaker, TTL, "other:2:bbbb", process=ProcessId("elsewhere", 2, 1))
+    await other.take(OWNER)
+    listed = await harness.say(OWNER, "/memory")
+    assert listed and "memor" in listed[0].lower()
+    assert await harness.say(OWNER, "/help")
+    # A message for the model waits for that process's turn, and a tidy asks the model too.
+    assert needs_no_turn(update_of("hi")) is False
+    assert needs_no_turn(update_of("/memory tidy")) is False
+    assert needs_no_turn(update_of("/Memory@memory_test_bot list")) is True
+    assert harness.model.requests == []
