@@ -217,6 +217,13 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "memory_writes": None, "cited_memory_ids": ["pin00006"]},
         ],
     },
+    "0018": {
+        "reminder_fires": [
+            {"id": 2, "reminder_id": 1, "scheduled_at": AT, "outcome": "claimed",
+             "claimed_at": LATER, "sent_at": None, "message_id": None,
+             "lease_until": LATER, "attempts": 2, "failed_at": LATER},
+        ],
+    },
     "0019": {
         "conversation_turns": [
             {"id": 10, "conversation_id": 3, "role": "user",
