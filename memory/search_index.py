@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.items import MemoryItem
-from memory.search_terms import fts5_query, index_text, query_terms, tsquery
+from memory.search_terms import fts5_query, index_text, search_terms, tsquery
 
 _SQLITE_PUT = (
     "INSERT OR REPLACE INTO agent_memory_search(rowid, subject, content, owner_id) "
@@ -114,7 +114,7 @@ async def unindex(session: AsyncSession, memory_ids: Collection[str]) -> None:
 
 async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: int) -> list[str]:
     """Return the ids of the owner's active memories that match the query, best first."""
-    terms = query_terms(query)
+    terms = search_terms(query)
     if not terms:
         return []
     if await _dialect(session) == "sqlite":

@@ -20,7 +20,7 @@ from pathlib import Path
 import snowballstemmer
 
 from bot.agent.user_turn import time_context
-from bot.conversations.blocks import text_block
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.said_by import SaidBy
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread, MessageRef
@@ -186,7 +186,7 @@ async def _load(url: str, dialogs: Sequence[Dialog]) -> dict[int, str]:
         for owner, dialog in enumerate(dialogs, start=1000):
             for dia_id, speaker, words, at in dialog.turns:
                 clock_now[0] = at
-                content = [text_block(f"{time_context(at, speaker)}\n{words}")]
+                content: Content = [text_block(f"{time_context(at, speaker)}\n{words}")]
                 ref = MessageRef(said_by=SaidBy(speaker=speaker))
                 snapshot = await store.store_user_message(ChatThread(-owner), -owner, content, ref)
                 dia_of[snapshot.turns[-1].id] = dia_id
@@ -228,6 +228,7 @@ def reference(dialogs: Sequence[Dialog]) -> Scores:
 
 def table(title: str, scores: Scores) -> list[str]:
     """Lay out R@k per category, for categories 1-4 and for all five."""
+    groups: list[tuple[str, tuple[int, ...]]]
     groups = [(f"{c} {name}", (c,)) for c, name in CATEGORIES.items()]
     groups += [("1-4", (1, 2, 3, 4)), ("all five", (1, 2, 3, 4, 5))]
     lines = [title, f"  {'category':<16}" + "".join(f"{'R@' + str(k):>8}" for k in KS)]

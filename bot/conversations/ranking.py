@@ -1,0 +1,79 @@
+"""Postgres's ranking of an owner's turns: ts_rank per query word, weighted by its rarity.
+
+ts_rank alone knows no rarity: "Lisbon" in one turn of thousands would count no more than a
+word in half of them. So each word's matches are counted first (up to a bound, the GIN
+index answers), and its ts_rank weighted by the BM25 IDF of that count, as FTS5's bm25()
+does on SQLite. Candidates are the turns holding the rarest words, added while they stay
+few: a common word adds to the score of the turns found, never thousands of turns to rank.
+"""
+
+import math
+from collections.abc import Sequence
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from memory.search_terms import Term, tsquery, tsquery_term
+
+# Matches counted per word: past it a word is common, whatever its count.
+COUNT_BOUND = 5000
+# The owner's turns counted for the IDF's N: past it, every owner looks this large.
+OWNER_BOUND = 20000
+# Turns ranked at most (about): the rarest words' matches, until they pass this many.
+CANDIDATES = 2000
+
+
+def _count(alias: str, condition: str) -> str:
+    """Return SQL counting the owner's turns meeting a condition, up to a bound."""
+    return f"(SELECT count(*) FROM (SELECT 1 FROM conversation_turns WHERE {condition}) {alias})"
+
+
+async def counts(session: AsyncSession, owner_id: int, terms: Sequence[Term]) -> list[int]:
+    """Return the owner's turn count (bounded) and each term's match count (bounded)."""
+    parts = [_count("n", f"owner_id = :owner LIMIT {OWNER_BOUND}")]
+    parameters: dict[str, object] = {"owner": owner_id}
+    for index, term in enumerate(terms):
+        parameters[f"t{index}"] = tsquery_term(owner_id, term)
+        condition = f"search_document @@ to_tsquery('simple', :t{index}) LIMIT {COUNT_BOUND}"
+        parts.append(_count(f"c{index}", condition))
+    row = (await session.execute(text("SELECT " + ", ".join(parts)), parameters)).one()
+    return list(row)
+
+
+def idf(total: int, matches: int) -> float:
+    """Return BM25's inverse document frequency of a word in matches of total turns."""
+    total = max(total, matches)
+    return math.log(1 + (total - matches + 0.5) / (matches + 0.5))
+
+
+def ranked_statement(
+    owner_id: int, terms: Sequence[Term], found: Sequence[int], not_in_context: str
+) -> tuple[str, dict[str, object]]:
+    """Return SQL and parameters ranking the owner's matching turns, best first."""
+    total, matches = found[0], found[1:]
+    order = sorted(range(len(terms)), key=lambda index: matches[index])
+    chosen: list[Term] = []
+    covered = 0
+    for index in order:
+        if matches[index] == 0:
+            continue
+        if chosen and covered + matches[index] > CANDIDATES:
+            break
+        chosen.append(terms[index])
+        covered += matches[index]
+    parameters: dict[str, object] = {"candidates": tsquery(owner_id, chosen or list(terms))}
+    scores = []
+    for index, term in enumerate(terms):
+        if matches[index]:
+            parameters[f"q{index}"] = tsquery_term(owner_id, term)
+            weight = idf(total, matches[index])
+            # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
+            scores.append(
+                f"{weight:.6f} * ts_rank(search_document, to_tsquery('simple', :q{index}), 1)"
+            )
+    statement = (
+        "SELECT id FROM conversation_turns AS turns WHERE owner_id = :owner "
+        f"AND search_document @@ to_tsquery('simple', :candidates) {not_in_context}"
+        f"ORDER BY {' + '.join(scores) or '0'} DESC, id DESC LIMIT :limit"
+    )
+    return statement, parameters
