@@ -3,6 +3,8 @@
 import re
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import text
+
 from bot.conversations.said_by import SaidBy
 from bot.conversations.search import (
     EXCERPT_CHARACTERS,
@@ -12,8 +14,11 @@ from bot.conversations.search import (
 )
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
-from memory.db import create_sessionmaker
-from tests.fakes.anthropic_server import text, tool_use
+from bot.migrations import upgrade_engine
+from memory.db import create_engine, create_sessionmaker
+from memory.search_terms import owner_mark
+from tests.fakes.anthropic_server import text as reply
+from tests.fakes.anthropic_server import tool_use
 from tests.harness import FRIEND, OWNER
 
 GROUP = -4002
@@ -54,13 +59,13 @@ def tool_result(harness) -> str:
 
 
 async def test_a_forwarded_strangers_words_are_never_the_users_in_results(harness):
-    harness.model.default = text("I see.")
+    harness.model.default = reply("I see.")
     origin = {"type": "hidden_user", "sender_user_name": "Mallory", "date": 1763000000}
     long = "words " * 150 + "and the lease ends in March"  # the marker is far before the match
     harness.tg.push_message(OWNER, long, forward_origin=origin)
     await harness.idle()
     await harness.say(OWNER, "/new")
-    harness.model.script(tool_use("search_conversations", {"query": "lease"}), text("March."))
+    harness.model.script(tool_use("search_conversations", {"query": "lease"}), reply("March."))
     await harness.say(OWNER, "what about the lease?")
     found = tool_result(harness).splitlines()[1]
     assert re.fullmatch(
@@ -70,7 +75,7 @@ async def test_a_forwarded_strangers_words_are_never_the_users_in_results(harnes
 
 
 async def test_in_a_group_each_members_words_keep_their_name_and_quotes_their_author(harness):
-    harness.model.default = text("ok")
+    harness.model.default = reply("ok")
     bot = "@memory_test_bot"
     await harness.say(GROUP, f"{bot} the lease of the office ends", user_id=FRIEND,
                       chat_type="group", first_name="Bob")  # fmt: skip
@@ -182,3 +187,43 @@ async def test_each_hit_shows_its_whole_turn_up_to_a_bound_and_all_within_one(se
     assert len(hits) == 20
     assert max(len(hit.excerpt) for hit in hits) <= TURN_CHARACTERS + 2
     assert sum(len(hit.excerpt) for hit in hits) <= RESULT_CHARACTERS + 20 * EXCERPT_CHARACTERS
+
+
+async def test_turns_and_memories_indexed_before_0020_are_found_by_stem_and_speaker(
+    empty_database_url,
+):
+    engine = create_engine(empty_database_url)
+    try:
+        await upgrade_engine(engine, "0017")
+        content = '[{"type": "text", "text": "[Monday; from Melanie]\\nWe camped by the lake"}]'
+        mark = owner_mark(GROUP)
+        async with engine.begin() as connection:
+            await connection.execute(
+                text(
+                    "INSERT INTO conversations (id, chat_id, owner_id, memory_block, started_at, "
+                    "last_activity_at) VALUES (1, :owner, :owner, '', :when, :when)"
+                ),
+                {"owner": GROUP, "when": datetime(2026, 1, 1)},
+            )
+            await connection.execute(
+                text(
+                    "INSERT INTO conversation_turns (conversation_id, role, content, tokens, "
+                    "created_at, owner_id, search_text, said_by) VALUES (1, 'user', :content, 9, "
+                    ":when, :owner, :words, :said_by)"
+                ),
+                {
+                    "content": content,
+                    "when": datetime(2026, 1, 1),
+                    "owner": GROUP,
+                    # As 0009 wrote it: unstemmed, no speaker.
+                    "words": " ".join(mark + w for w in "we camped by the lake".split()),
+                    "said_by": '{"speaker": "Melanie"}',
+                },
+            )
+        await upgrade_engine(engine)
+        past = ConversationSearch(create_sessionmaker(engine))
+        [hit] = await past.search(GROUP, "Melanie camping", 10)
+        assert hit.excerpt == "We camped by the lake"
+        assert await past.search(GROUP, "Melanie", 10) == [hit]
+    finally:
+        await engine.dispose()
