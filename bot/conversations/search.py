@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
-from bot.conversations.ranking import counts, ranked_statement
 from bot.conversations.said_by import said_by_of, split_words, who_said
+from memory.search_rank import counts, ranked_statement
 from memory.search_terms import (
     excerpt,
     excerpt_found,

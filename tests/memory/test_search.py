@@ -88,3 +88,11 @@ async def test_a_huge_query_is_cut_to_a_few_terms_and_still_answers(store):
     huge = "tea " + " ".join(f"word{n}" for n in range(20_000))
     assert len(query_terms(huge)) == MAX_QUERY_TERMS
     assert await ids(store, ALICE, huge) == [tea.id]
+
+
+async def test_a_rare_word_outweighs_a_common_one_repeated(store):
+    lisbon = await store.add(ALICE, "The user flew to Lisbon", Category.CONTEXT)
+    await store.add(ALICE, "Tea, tea and more tea every morning", Category.PREFERENCE)
+    for n in range(8):
+        await store.add(ALICE, f"The user drinks tea at meeting {n}", Category.CONTEXT)
+    assert (await ids(store, ALICE, "Lisbon tea"))[0] == lisbon.id

@@ -1,4 +1,4 @@
-"""Postgres's ranking of an owner's turns: ts_rank per query word, weighted by its rarity.
+"""Postgres's ranking of an owner's turns and memories: ts_rank per word, weighted by rarity.
 
 ts_rank alone knows no rarity: "Lisbon" in one turn of thousands would count no more than a
 word in half of them. So each word's matches are counted first (up to a bound, the GIN
@@ -23,19 +23,29 @@ OWNER_BOUND = 20000
 CANDIDATES = 2000
 
 
-def _count(alias: str, condition: str) -> str:
-    """Return SQL counting the owner's turns meeting a condition, up to a bound."""
-    return f"(SELECT count(*) FROM (SELECT 1 FROM conversation_turns WHERE {condition}) {alias})"
+def _count(alias: str, table: str, condition: str) -> str:
+    """Return SQL counting a table's rows meeting a condition, up to a bound."""
+    return f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {condition}) {alias})"
 
 
-async def counts(session: AsyncSession, owner_id: int, terms: Sequence[Term]) -> list[int]:
-    """Return the owner's turn count (bounded) and each term's match count (bounded)."""
-    parts = [_count("n", f"owner_id = :owner LIMIT {OWNER_BOUND}")]
+async def counts(
+    session: AsyncSession,
+    owner_id: int,
+    terms: Sequence[Term],
+    owned: tuple[str, str] = ("conversation_turns", "owner_id = :owner"),
+    searched: tuple[str, str] = ("conversation_turns", "search_document"),
+) -> list[int]:
+    """Return the owner's row count (bounded) and each term's match count (bounded).
+
+    owned: the table of the owner's rows and the condition picking them; searched: the
+    table and column of the index (each word there is marked as its owner's).
+    """
+    parts = [_count("n", owned[0], f"{owned[1]} LIMIT {OWNER_BOUND}")]
     parameters: dict[str, object] = {"owner": owner_id}
     for index, term in enumerate(terms):
         parameters[f"t{index}"] = tsquery_term(owner_id, term)
-        condition = f"search_document @@ to_tsquery('simple', :t{index}) LIMIT {COUNT_BOUND}"
-        parts.append(_count(f"c{index}", condition))
+        condition = f"{searched[1]} @@ to_tsquery('simple', :t{index}) LIMIT {COUNT_BOUND}"
+        parts.append(_count(f"c{index}", searched[0], condition))
     row = (await session.execute(text("SELECT " + ", ".join(parts)), parameters)).one()
     return list(row)
 
@@ -46,11 +56,26 @@ def idf(total: int, matches: int) -> float:
     return math.log(1 + (total - matches + 0.5) / (matches + 0.5))
 
 
+def weighted_rank(
+    owner_id: int, terms: Sequence[Term], found: Sequence[int], rank: str
+) -> tuple[str, dict[str, object]]:
+    """Return an SQL sum of each found term's rank (rank's "{q}" is its tsquery) times its IDF."""
+    total, matches = found[0], found[1:]
+    parameters: dict[str, object] = {}
+    scores = []
+    for index, term in enumerate(terms):
+        if matches[index]:
+            parameters[f"q{index}"] = tsquery_term(owner_id, term)
+            query = f"to_tsquery('simple', :q{index})"
+            scores.append(f"{idf(total, matches[index]):.6f} * " + rank.format(q=query))
+    return " + ".join(scores) or "0", parameters
+
+
 def ranked_statement(
     owner_id: int, terms: Sequence[Term], found: Sequence[int], not_in_context: str
 ) -> tuple[str, dict[str, object]]:
     """Return SQL and parameters ranking the owner's matching turns, best first."""
-    total, matches = found[0], found[1:]
+    matches = found[1:]
     order = sorted(range(len(terms)), key=lambda index: matches[index])
     chosen: list[Term] = []
     covered = 0
@@ -61,19 +86,12 @@ def ranked_statement(
             break
         chosen.append(terms[index])
         covered += matches[index]
-    parameters: dict[str, object] = {"candidates": tsquery(owner_id, chosen or list(terms))}
-    scores = []
-    for index, term in enumerate(terms):
-        if matches[index]:
-            parameters[f"q{index}"] = tsquery_term(owner_id, term)
-            weight = idf(total, matches[index])
-            # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
-            scores.append(
-                f"{weight:.6f} * ts_rank(search_document, to_tsquery('simple', :q{index}), 1)"
-            )
+    # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
+    score, parameters = weighted_rank(owner_id, terms, found, "ts_rank(search_document, {q}, 1)")
+    parameters["candidates"] = tsquery(owner_id, chosen or list(terms))
     statement = (
         "SELECT id FROM conversation_turns AS turns WHERE owner_id = :owner "
         f"AND search_document @@ to_tsquery('simple', :candidates) {not_in_context}"
-        f"ORDER BY {' + '.join(scores) or '0'} DESC, id DESC LIMIT :limit"
+        f"ORDER BY {score} DESC, id DESC LIMIT :limit"
     )
     return statement, parameters
