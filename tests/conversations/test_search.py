@@ -227,3 +227,25 @@ async def test_turns_and_memories_indexed_before_0020_are_found_by_stem_and_spea
         assert await past.search(GROUP, "Melanie", 10) == [hit]
     finally:
         await engine.dispose()
+
+
+async def test_the_tool_says_its_order_and_gives_the_newest_first_when_asked(harness):
+    harness.model.default = reply("I see.")
+    await harness.say(OWNER, "The lease of the flat on Birch Lane ends in March")
+    await harness.say(OWNER, "/new")
+    await harness.say(OWNER, "The lease question again")
+    await harness.say(OWNER, "/new")
+    harness.model.script(
+        tool_use("search_conversations", {"query": "lease Birch Lane"}), reply("March.")
+    )
+    await harness.say(OWNER, "when does it end?")
+    best = tool_result(harness).splitlines()
+    assert best[0].endswith("best matches first:") and "Birch Lane" in best[1]
+    harness.model.script(
+        tool_use("search_conversations", {"query": "lease Birch Lane", "order": "newest"}),
+        reply("March."),
+    )
+    await harness.say(OWNER, "and the latest?")
+    newest = tool_result(harness).splitlines()
+    assert newest[0].endswith("newest first:")
+    assert "The lease question again" in newest[1] and "Birch Lane" in newest[2]

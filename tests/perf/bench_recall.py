@@ -280,7 +280,7 @@ def _rows(name: str, asked: Scores, keyed: Scores, bm25: Scores, times: list[flo
     return [
         Row(
             key="recall",
-            figure=f"13. LoCoMo R@10, all categories, question as asked: {name}",
+            figure=f"17. LoCoMo R@10, all categories, question as asked: {name}",
             value=f"{asked.mean(10, ALL):.1f}%",
             numbers=(asked.mean(10, ALL),),
             target=">= 60% (BM25 here: " + f"{bm25.mean(10, ALL):.1f}%)",
@@ -289,14 +289,14 @@ def _rows(name: str, asked: Scores, keyed: Scores, bm25: Scores, times: list[flo
         ),
         Row(
             key="recall",
-            figure=f"13. LoCoMo R@10, all categories, keyword form: {name}",
+            figure=f"17. LoCoMo R@10, all categories, keyword form: {name}",
             value=f"{keyed.mean(10, ALL):.1f}%",
             numbers=(keyed.mean(10, ALL),),
             command=again,
         ),
         Row(
             key="recall",
-            figure=f"13. LoCoMo search p50 / p99: {name}",
+            figure=f"17. LoCoMo search p50 / p99: {name}",
             value=f"{1000 * percentile(times, 50):.2f} ms / {p99:.2f} ms",
             numbers=(1000 * percentile(times, 50), p99),
             target="p99 < 20 ms",
