@@ -16,11 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from memory.search_terms import Term, tsquery, tsquery_term
 
 # Matches counted per word: past it a word is common, whatever its count.
-COUNT_BOUND = 5000
+COUNT_BOUND = 1000
 # The owner's turns counted for the IDF's N: past it, every owner looks this large.
 OWNER_BOUND = 20000
-# Turns ranked at most (about): the rarest words' matches, until they pass this many.
-CANDIDATES = 2000
+# Turns ranked at most: the newest matches of the rarest words, until they pass this many.
+CANDIDATES = 1000
 
 
 def _count(alias: str, table: str, condition: str) -> str:
@@ -89,9 +89,14 @@ def ranked_statement(
     # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
     score, parameters = weighted_rank(owner_id, terms, found, "ts_rank(search_document, {q}, 1)")
     parameters["candidates"] = tsquery(owner_id, chosen or list(terms))
+    # The candidates are read newest first through the owner's index and cut, so a word in
+    # thousands of the owner's turns never costs a rank for each.
     statement = (
-        "SELECT id FROM conversation_turns AS turns WHERE owner_id = :owner "
+        "SELECT id FROM conversation_turns AS ranked WHERE id IN (SELECT id "
+        "FROM conversation_turns AS turns WHERE owner_id BETWEEN :owner AND :owner "
         f"AND search_document @@ to_tsquery('simple', :candidates) {not_in_context}"
+        "ORDER BY owner_id DESC, id DESC LIMIT :bound) "
         f"ORDER BY {score} DESC, id DESC LIMIT :limit"
     )
+    parameters["bound"] = CANDIDATES
     return statement, parameters

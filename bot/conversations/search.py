@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
-from memory.search_rank import counts, ranked_statement
+from memory.search_rank import CANDIDATES, counts, ranked_statement
 from memory.search_terms import (
     excerpt,
     excerpt_found,
@@ -41,10 +41,13 @@ _NOT_IN_CONTEXT = (
     "AND (turns.conversation_id <> :skip OR turns.id <= (SELECT summary_through_turn_id "
     "FROM conversations WHERE conversations.id = :skip)) "
 )
-# Best first: FTS5's bm25() (lower is better), the newer turn first among equals.
+# Best first: FTS5's bm25() (lower is better), the newer turn first among equals. Only the
+# newest CANDIDATES matches are ranked (FTS5 reads them newest first and stops there): a
+# common word in tens of thousands of turns would otherwise cost a score for each.
 _SQLITE_RANKED = (
     "SELECT turns.id FROM (SELECT rowid, bm25(conversation_search) AS score "
-    "FROM conversation_search WHERE conversation_search MATCH :query) AS found "
+    "FROM conversation_search WHERE conversation_search MATCH :query "
+    "ORDER BY rowid DESC LIMIT :candidates) AS found "
     "JOIN conversation_turns AS turns ON turns.id = found.rowid "
     f"WHERE turns.owner_id = :owner {_NOT_IN_CONTEXT}"
     "ORDER BY found.score, turns.id DESC LIMIT :limit"
@@ -120,6 +123,7 @@ async def _matching_ids(
     if sqlite:
         statement = _SQLITE_RANKED if order == "relevance" else _SQLITE_NEWEST
         parameters["query"] = fts5_query(owner_id, terms)
+        parameters["candidates"] = CANDIDATES
     elif order == "newest":
         statement, parameters["query"] = _POSTGRES_NEWEST, tsquery(owner_id, terms)
     else:
