@@ -15,7 +15,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.items import MemoryItem
-from memory.search_terms import fts5_query, index_text, query_terms, tsquery
+from memory.search_rank import counts, weighted_rank
+from memory.search_terms import fts5_query, index_text, search_terms, tsquery
 
 _SQLITE_PUT = (
     "INSERT OR REPLACE INTO agent_memory_search(rowid, subject, content, owner_id) "
@@ -37,14 +38,17 @@ _SQLITE_SEARCH = (
     "ORDER BY score LIMIT :limit"
 )
 # ts_rank's weights are {D, C, B, A}, each at most 1: a subject (A) counts about three times
-# a content word (B).
+# a content word (B). Each word's rank is weighted by its rarity (memory/search_rank.py).
 _POSTGRES_SEARCH = (
-    "SELECT memory_id FROM (SELECT memory_id, document, query FROM agent_memory_search "
+    "SELECT memory_id FROM (SELECT memory_id, document FROM agent_memory_search "
     "JOIN agent_memories ON agent_memories.id = memory_id "
-    "CROSS JOIN to_tsquery('simple', :query) AS query "
-    "WHERE agent_memories.owner_id = :owner AND document @@ query LIMIT :candidates) AS found "
-    "ORDER BY ts_rank('{0, 0, 0.3, 1}', document, query) DESC, memory_id LIMIT :limit"
+    "WHERE agent_memories.owner_id = :owner AND document @@ to_tsquery('simple', :query) "
+    "LIMIT :candidates) AS found ORDER BY {score} DESC, memory_id LIMIT :limit"
 )
+_POSTGRES_RANK = "ts_rank('{{0, 0, 0.3, 1}}', document, {q})"
+# The owner's memories (for the IDF's N), and the index the words are counted in.
+_OWNED = ("agent_memories", "owner_id = :owner AND deleted_at IS NULL")
+_SEARCHED = ("agent_memory_search", "document")
 
 
 _CANDIDATES = {"candidates": CANDIDATES}
@@ -114,13 +118,18 @@ async def unindex(session: AsyncSession, memory_ids: Collection[str]) -> None:
 
 async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: int) -> list[str]:
     """Return the ids of the owner's active memories that match the query, best first."""
-    terms = query_terms(query)
+    terms = search_terms(query)
     if not terms:
         return []
     if await _dialect(session) == "sqlite":
         parameters = {"query": fts5_query(owner_id, terms), "limit": limit, "owner": owner_id}
         found = await session.execute(text(_SQLITE_SEARCH), {**parameters, **_CANDIDATES})
         return [id_of_number(rowid) for (rowid,) in found]
+    matched = await counts(session, owner_id, terms, _OWNED, _SEARCHED)
+    if not any(matched[1:]):
+        return []
+    score, ranked = weighted_rank(owner_id, terms, matched, _POSTGRES_RANK)
     parameters = {"query": tsquery(owner_id, terms), "limit": limit, "owner": owner_id}
-    found = await session.execute(text(_POSTGRES_SEARCH), {**parameters, **_CANDIDATES})
-    return [memory_id for (memory_id,) in found]
+    statement = _POSTGRES_SEARCH.format(score=score)
+    rows = await session.execute(text(statement), {**parameters, **ranked, **_CANDIDATES})
+    return [memory_id for (memory_id,) in rows]

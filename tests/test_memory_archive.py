@@ -233,7 +233,7 @@ async def test_a_phrase_from_three_conversations_ago_is_found_with_its_date(harn
         if b.get("type") == "tool_result"
     ]  # fmt: skip
     content = result["content"]
-    assert content.startswith('1 earlier messages match "lease", newest first:')
+    assert content.startswith('1 earlier messages match "lease", best matches first:')
     assert re.search(r"- \d{4}-\d\d-\d\d \d\d:\d\d, the user said: \".*lease on the flat", content)
     assert "too" not in content
 

@@ -238,6 +238,15 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "expires_at": LATER},
         ],
     },
+    "0020": {
+        "conversation_turns": [
+            {"id": 11, "conversation_id": 3, "role": "user",
+             "content": [{"type": "text", "text": "[Friday; from Bob]\nWe camped by the lake."}],
+             "created_at": LATER, "tokens": 6, "update_id": None, "message_key": None,
+             "sender_id": None, "search_text": None, "owner_id": -1001,
+             "said_by": {"speaker": "Bob"}, "memory_writes": None, "cited_memory_ids": None},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 
 from bot.conversations.blocks import WEB_BLOCK_TYPES, Block, Role
 from bot.conversations.file_refs import file_ref
+from bot.conversations.said_by import SaidBy, said_by_of
 from bot.conversations.voice_refs import voice_ref
 from bot.conversations.web_blocks import web_block_text, web_block_tokens
 from memory.search_terms import index_text
@@ -62,6 +63,16 @@ def turn_words(role: Role, content: Sequence[Block]) -> str:
     return " ".join(texts)
 
 
-def search_text(role: Role, content: Sequence[Block], owner_id: int) -> str | None:
+def searched_words(role: Role, content: Sequence[Block], said_by: SaidBy | None = None) -> str:
+    """Return what a turn is found by: who said it, its words, the names of its files."""
+    said_by = said_by_of(said_by.stored() if said_by else None, list(content))
+    names = [said_by.speaker, said_by.forwarded_from] if role == "user" else []
+    files = [str(block.get("name", "")) for block in content if block["type"] == "file"]
+    return " ".join(part for part in [*names, turn_words(role, content), *files] if part)
+
+
+def search_text(
+    role: Role, content: Sequence[Block], owner_id: int, said_by: SaidBy | None = None
+) -> str | None:
     """Return a turn's words as the conversation index holds them, or None if it has none."""
-    return index_text(turn_words(role, content), owner_id) or None
+    return index_text(searched_words(role, content, said_by), owner_id) or None

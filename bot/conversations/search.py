@@ -1,4 +1,8 @@
-"""Search an owner's past conversations: the turns whose words match, newest first.
+"""Search an owner's past conversations: the turns whose words match, best matches first.
+
+Ranked by the engine's own full-text ranking (FTS5's bm25() on SQLite; on Postgres ts_rank
+per word weighted by its rarity, memory/search_rank.py), the newer turn first among equals;
+the newest matches first when the model asks for them.
 
 SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
 keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
@@ -9,6 +13,7 @@ turns can crowd an owner's out, and once more on the turns found.
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -16,7 +21,18 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
-from memory.search_terms import excerpt, excerpt_found, fts5_query, query_terms, tsquery
+from memory.search_rank import CANDIDATES, counts, ranked_statement
+from memory.search_terms import (
+    excerpt,
+    excerpt_found,
+    fts5_query,
+    query_terms,
+    search_terms,
+    tsquery,
+)
+
+# Best matches first, or the newest ("what did we last say about ...").
+Order = Literal["relevance", "newest"]
 
 # The turns of the conversation in progress the model still has are left out in SQL, before
 # the limit: those after its fold (all of them before its first fold, as NULL compares
@@ -25,8 +41,19 @@ _NOT_IN_CONTEXT = (
     "AND (turns.conversation_id <> :skip OR turns.id <= (SELECT summary_through_turn_id "
     "FROM conversations WHERE conversations.id = :skip)) "
 )
+# Best first: FTS5's bm25() (lower is better), the newer turn first among equals. Only the
+# newest CANDIDATES matches are ranked (FTS5 reads them newest first and stops there): a
+# common word in tens of thousands of turns would otherwise cost a score for each.
+_SQLITE_RANKED = (
+    "SELECT turns.id FROM (SELECT rowid, bm25(conversation_search) AS score "
+    "FROM conversation_search WHERE conversation_search MATCH :query "
+    "ORDER BY rowid DESC LIMIT :candidates) AS found "
+    "JOIN conversation_turns AS turns ON turns.id = found.rowid "
+    f"WHERE turns.owner_id = :owner {_NOT_IN_CONTEXT}"
+    "ORDER BY found.score, turns.id DESC LIMIT :limit"
+)
 # CROSS JOIN keeps the index the outer loop: matches newest first, each turn by its key.
-_SQLITE_MATCHES = (
+_SQLITE_NEWEST = (
     "SELECT turns.id FROM conversation_search CROSS JOIN conversation_turns AS turns "
     "ON turns.id = conversation_search.rowid "
     "WHERE conversation_search MATCH :query AND turns.owner_id = :owner "
@@ -36,7 +63,7 @@ _SQLITE_MATCHES = (
 # with "owner_id = :owner ... ORDER BY id DESC" it walks the primary key backwards through
 # them. A range on owner_id, ordered by (owner_id, id), can only be served newest first by
 # the owner's index (common words), or else by the full-text index and a sort (rare ones).
-_POSTGRES_MATCHES = (
+_POSTGRES_NEWEST = (
     "SELECT id FROM conversation_turns AS turns WHERE owner_id BETWEEN :owner AND :owner "
     f"AND search_document @@ to_tsquery('simple', :query) {_NOT_IN_CONTEXT}"
     "ORDER BY owner_id DESC, id DESC LIMIT :limit"
@@ -57,12 +84,22 @@ class TurnHit:
     quote_excerpt: str | None = None
 
 
-def _hit(row: Row, terms: list[tuple[str, ...]]) -> TurnHit:
-    """Build a hit from a turn's row: whose words, and the words around the match."""
+# A hit shows its whole turn up to this many characters (around the match when longer)...
+TURN_CHARACTERS = 700
+# ...while the hits together stay within this many (about 2,000 tokens); past it, a hit
+# shows at least the words around its match.
+RESULT_CHARACTERS = 7000
+EXCERPT_CHARACTERS = 160
+
+
+def _hit(row: Row, terms: list[tuple[str, ...]], width: int) -> TurnHit:
+    """Build a hit from a turn's row: whose words, and its words (around the match if long)."""
     said_by = said_by_of(row.said_by, row.content)
     words = turn_words(row.role, row.content)
+    files = [f"[{b['kind']}: {b.get('name', '')}]" for b in row.content if b["type"] == "file"]
+    words = " ".join([words, *files]) if files else words
     own, quote = split_words(words, said_by) if row.role == "user" else (words, "")
-    in_own, in_quote = (excerpt(part, terms) for part in (own, quote))
+    in_own, in_quote = (excerpt(part, terms, width) for part in (own, quote))
     quote_matched = bool(quote) and excerpt_found(quote, terms) and not excerpt_found(own, terms)
     return TurnHit(
         turn_id=row.id,
@@ -75,17 +112,26 @@ def _hit(row: Row, terms: list[tuple[str, ...]]) -> TurnHit:
 
 
 async def _matching_ids(
-    session: AsyncSession, owner_id: int, query: str, limit: int, skip: int | None
+    session: AsyncSession, owner_id: int, query: str, limit: int, skip: int | None, order: Order
 ) -> list[int]:
-    """Return the ids of the owner's turns that match, newest first, not those skip holds."""
-    terms = query_terms(query)
+    """Return the ids of the owner's matching turns in order, not those skip holds."""
+    terms = search_terms(query)
     if not terms:
         return []
-    if (await session.connection()).dialect.name == "sqlite":
-        statement, search = _SQLITE_MATCHES, fts5_query(owner_id, terms)
+    parameters: dict[str, object] = {"limit": limit, "owner": owner_id, "skip": skip or 0}
+    sqlite = (await session.connection()).dialect.name == "sqlite"
+    if sqlite:
+        statement = _SQLITE_RANKED if order == "relevance" else _SQLITE_NEWEST
+        parameters["query"] = fts5_query(owner_id, terms)
+        parameters["candidates"] = CANDIDATES
+    elif order == "newest":
+        statement, parameters["query"] = _POSTGRES_NEWEST, tsquery(owner_id, terms)
     else:
-        statement, search = _POSTGRES_MATCHES, tsquery(owner_id, terms)
-    parameters = {"query": search, "limit": limit, "owner": owner_id, "skip": skip or 0}
+        found = await counts(session, owner_id, terms)
+        if not any(found[1:]):
+            return []
+        statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT)
+        parameters.update(ranked)
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 
 
@@ -96,20 +142,32 @@ class ConversationSearch:
         self._sessionmaker = sessionmaker
 
     async def search(
-        self, owner_id: int, query: str, limit: int, *, skip_conversation: int | None = None
+        self,
+        owner_id: int,
+        query: str,
+        limit: int,
+        *,
+        skip_conversation: int | None = None,
+        order: Order = "relevance",
     ) -> list[TurnHit]:
-        """Return the owner's turns matching the words, newest first, with an excerpt each.
+        """Return the owner's turns matching the words, best (or newest) first, each with its words.
 
         The conversation in progress can be left out, but for the turns folded into its
         summary: the others are in the model's context.
         """
         terms = query_terms(query)
         async with self._sessionmaker() as session:
-            ids = await _matching_ids(session, owner_id, query, limit, skip_conversation)
+            ids = await _matching_ids(session, owner_id, query, limit, skip_conversation, order)
             rows = await session.execute(
                 select(Turn.id, Turn.role, Turn.content, Turn.created_at, Turn.said_by)
                 .join(Conversation, Conversation.id == Turn.conversation_id)
                 .where(Turn.id.in_(ids), Conversation.owner_id == owner_id)
-                .order_by(Turn.id.desc())
             )
-            return [_hit(row, terms) for row in rows]
+            by_id = {row.id: row for row in rows}
+        hits, left = [], RESULT_CHARACTERS
+        for turn_id in ids:
+            if turn_id in by_id:
+                width = max(EXCERPT_CHARACTERS, min(TURN_CHARACTERS, left))
+                hits.append(_hit(by_id[turn_id], terms, width))
+                left -= len(hits[-1].excerpt)
+        return hits

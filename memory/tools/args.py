@@ -1,6 +1,6 @@
 """What each memory tool takes, as pydantic models: the schema the model sees, and its checks."""
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -102,3 +102,12 @@ class SearchArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     query: SearchQuery
+
+
+class SearchConversationsArgs(SearchArgs):
+    """Arguments of search_conversations: the words, and best matches or newest first."""
+
+    order: Literal["relevance", "newest"] = Field(
+        "relevance",
+        description='"relevance" (default): best matches first; "newest": the latest first.',
+    )

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
@@ -41,9 +41,15 @@ class PastConversations(Protocol):
     """Where search_conversations looks: the owner's stored conversations."""
 
     async def search(
-        self, owner_id: int, query: str, limit: int, *, skip_conversation: int | None = None
+        self,
+        owner_id: int,
+        query: str,
+        limit: int,
+        *,
+        skip_conversation: int | None = None,
+        order: Literal["relevance", "newest"] = "relevance",
     ) -> Sequence[FoundTurn]:
-        """Return the owner's turns matching the words, newest first, not from one."""
+        """Return the owner's turns matching the words, best (or newest) first, not from one."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,13 @@ from memory.budget import MemoryFull
 from memory.items import AddMemory, ForgetMemory, MemoryItem, MemoryNotFound, UpdateMemory
 from memory.proposals import AskingBound
 from memory.secret_text import secret_in
-from memory.tools.args import AddToMemoryArgs, ForgetMemoryArgs, SearchArgs, UpdateMemoryArgs
+from memory.tools.args import (
+    AddToMemoryArgs,
+    ForgetMemoryArgs,
+    SearchArgs,
+    SearchConversationsArgs,
+    UpdateMemoryArgs,
+)
 from memory.tools.base import FoundMemory, Tool, ToolContext, ToolOutcome
 from memory.tools.proposal_texts import not_proposed, proposed
 from memory.tools.subjects import lacks_person, someone_elses
@@ -108,14 +114,18 @@ async def search_memory(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
     return ToolOutcome(found_memories(args.query, len(found)), found=results)
 
 
-async def search_conversations(ctx: ToolContext, args: SearchArgs) -> ToolOutcome:
-    """Find what was said in the owner's earlier conversations, newest first."""
+async def search_conversations(ctx: ToolContext, args: SearchConversationsArgs) -> ToolOutcome:
+    """Find what was said in the owner's earlier conversations, best matches (or newest) first."""
     if ctx.conversations is None:
         return ToolOutcome("Past conversations cannot be searched here.", is_error=True)
     hits = await ctx.conversations.search(
-        ctx.owner_id, args.query, SEARCH_RESULTS, skip_conversation=ctx.conversation_id
+        ctx.owner_id,
+        args.query,
+        SEARCH_RESULTS,
+        skip_conversation=ctx.conversation_id,
+        order=args.order,
     )
-    return ToolOutcome(found_turns(args.query, hits, ctx.zone))
+    return ToolOutcome(found_turns(args.query, hits, ctx.zone, args.order))
 
 
 MEMORY_TOOLS: tuple[Tool, ...] = (
@@ -124,7 +134,10 @@ MEMORY_TOOLS: tuple[Tool, ...] = (
     Tool("forget_memory", FORGET_DESCRIPTION, ForgetMemoryArgs, forget_memory),
     Tool("search_memory", SEARCH_MEMORY_DESCRIPTION, SearchArgs, search_memory),
     Tool(
-        "search_conversations", SEARCH_CONVERSATIONS_DESCRIPTION, SearchArgs, search_conversations
+        "search_conversations",
+        SEARCH_CONVERSATIONS_DESCRIPTION,
+        SearchConversationsArgs,
+        search_conversations,
     ),
     # Last, so the definitions before it (and their cached prefix) stay as they were.
     Tool("propose_memory", PROPOSE_DESCRIPTION, AddToMemoryArgs, propose_memory),

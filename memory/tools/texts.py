@@ -46,7 +46,9 @@ SEARCH_MEMORY_DESCRIPTION = (
 SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
     'lease in March?"), and earlier in this one where only its summary is left. Returns up to '
-    "10 messages, newest first, with date and speaker. Use words likely to appear in them."
+    "10 messages, best matches first, each whole (long ones cut) with date and speaker; "
+    'order "newest" gives the latest first ("what did we last say about ..."). Use words '
+    "likely to appear in them, and names."
 )
 
 
@@ -156,11 +158,12 @@ def found_title(item: MemoryItem, in_block: bool, zone: tzinfo) -> str:
     return f"[id:{item.id}] {item.category.value}{subject}, changed {changed}, {where}"
 
 
-def found_turns(query: str, hits: Sequence, zone: tzinfo) -> str:
-    """List the earlier messages a search found, newest first, with date and speaker."""
+def found_turns(query: str, hits: Sequence, zone: tzinfo, order: str = "relevance") -> str:
+    """List the earlier messages a search found, best (or newest) first, with date and speaker."""
     if not hits:
         return f"No earlier message matches {quoted(query)}."
-    lines = [f"{len(hits)} earlier messages match {quoted(query)}, newest first:"]
+    first = "newest first" if order == "newest" else "best matches first"
+    lines = [f"{len(hits)} earlier messages match {quoted(query)}, {first}:"]
     for hit in hits:
         when = hit.said_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         quote = f" (quoting it: {quoted(hit.quote_excerpt)})" if hit.quote_excerpt else ""

@@ -1,7 +1,7 @@
 """Full-text search of memories on both engines: ranking, languages, tiers and owners."""
 
 from memory.categories import Category
-from memory.search_terms import MAX_QUERY_TERMS, index_text, query_terms
+from memory.search_terms import MAX_QUERY_TERMS, Term, index_text, query_terms, search_terms
 
 ALICE, BOB = 111, 222
 
@@ -12,11 +12,28 @@ async def ids(store, owner: int, query: str) -> list[str]:
 
 def test_text_is_folded_and_unspaced_scripts_split_into_characters():
     # Spelled in ASCII: "z" and four base-36 digits stand for "z" and every non-ASCII letter.
+    # Stemmed: "elodie" is "elodi" (so is "Élodie's" possessive-free form, and the query's).
     assert index_text("Élodie\u2019s BOSS — 東京タワー, 회의 Pizza", -5) == (
-        "on5zelodie on5zs on5zboss on5zz0kfl on5zz0fjg on5zz09mn on5zz09nz on5zz09oc "
+        "on5zelodi on5zs on5zboss on5zz0kfl on5zz0fjg on5zz09mn on5zz09nz on5zz09oc "
         "on5zz16doz13dk on5zpiz003ez003ea"
     )
     assert query_terms("Boss 東京 x") == [("boss",), ("東", "京"), ("x",)]
+
+
+def test_queries_lose_stopwords_are_stemmed_and_only_long_stems_are_prefixes():
+    assert search_terms("What did Caroline say about the camping trips?") == [
+        Term(("carolin",), prefix=True),
+        Term(("say",)),
+        Term(("camp",)),
+        Term(("trip",)),
+    ]
+    assert search_terms("Что сказал хозяин квартиры?") == [
+        Term(("сказа",), prefix=True),
+        Term(("хозяин",), prefix=True),
+        Term(("квартир",), prefix=True),
+    ]
+    # A query of stopwords only keeps them: they are all it has.
+    assert search_terms("the who") == [Term(("the",)), Term(("who",))]
 
 
 async def test_subject_matches_rank_above_content_and_prefixes_match(store):
@@ -71,3 +88,11 @@ async def test_a_huge_query_is_cut_to_a_few_terms_and_still_answers(store):
     huge = "tea " + " ".join(f"word{n}" for n in range(20_000))
     assert len(query_terms(huge)) == MAX_QUERY_TERMS
     assert await ids(store, ALICE, huge) == [tea.id]
+
+
+async def test_a_rare_word_outweighs_a_common_one_repeated(store):
+    lisbon = await store.add(ALICE, "The user flew to Lisbon", Category.CONTEXT)
+    await store.add(ALICE, "Tea, tea and more tea every morning", Category.PREFERENCE)
+    for n in range(8):
+        await store.add(ALICE, f"The user drinks tea at meeting {n}", Category.CONTEXT)
+    assert (await ids(store, ALICE, "Lisbon tea"))[0] == lisbon.id

@@ -5,6 +5,7 @@ import os
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 # The same variable the test suite's Postgres leg reads.
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -62,6 +63,8 @@ class Config:
     reminder_rows: int = 10000
     reminder_queries: int = 200
     reminder_fires: int = 60
+    # 13. recall: the folder of LoCoMo files (None: ../shared/data/locomo beside the repo)
+    recall_data: Path | None = None
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about three minutes."""

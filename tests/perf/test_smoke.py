@@ -1,14 +1,16 @@
 """Run every benchmark at tiny sizes, so the suite keeps working; speed is not judged here."""
 
 import asyncio
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from tests import pg
 from tests.conftest import selected_engines
-from tests.perf import bench_overhead
+from tests.perf import bench_overhead, bench_recall
 from tests.perf.common import Config, percentile
 from tests.perf.run import BENCHMARKS, markdown_table, parse_args, run_benchmarks, text_table
 
@@ -21,8 +23,35 @@ def assert_well_formed(rows) -> None:
         assert (row.met is None) == (not row.target), row
 
 
-async def test_every_benchmark_reports_every_figure_with_finite_numbers():
-    config = Config().smoke()
+def made_up_locomo(folder: Path) -> Path:
+    """Write a tiny conversation in LoCoMo's format (our own words, not the dataset's)."""
+    turn = lambda n, who, words, **more: {"speaker": who, "dia_id": n, "text": words, **more}  # noqa: E731
+    conversation = {
+        "speaker_a": "Ann", "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            turn("D1:1", "Ann", "I adopted a grey cat last week"),
+            turn("D1:2", "Ben", "Nice! I went sailing on the lake", blip_caption="a small boat"),
+        ],
+        "session_2_date_time": "10:00 am on 9 June, 2023",
+        "session_2": [turn("D2:1", "Ann", "The cat sleeps on my keyboard all day")],
+    }  # fmt: skip
+    questions = [
+        {"question": "What pet did Ann adopt?", "answer": "a cat", "evidence": ["D1:1"],
+         "category": 4},
+        {"question": "When did Ben go sailing?", "answer": "May", "evidence": ["D:1:2"],
+         "category": 2},
+        {"question": "Where does the cat sleep?", "answer": "keyboard",
+         "evidence": ["D2:1; D1:1"], "category": 1},
+    ]  # fmt: skip
+    (folder / "made_up.json").write_text(
+        json.dumps({"conversation": conversation, "qa": questions})
+    )
+    return folder
+
+
+async def test_every_benchmark_reports_every_figure_with_finite_numbers(tmp_path):
+    config = replace(Config().smoke(), recall_data=made_up_locomo(tmp_path))
     in_process = [name for name in BENCHMARKS if name != "process"]
     # The bot subprocess spends its first seconds importing, on the other core: overlap it.
     first, process = await asyncio.gather(
@@ -46,6 +75,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers():
     assert len(figures["tidy"]) == len(config.memories)
     assert len(figures["web"]) == 1
     assert len(figures["sources"]) == 1
+    assert len(figures["recall"]) == 3
     assert_well_formed(rows)
     assert len(markdown_table(rows).splitlines()) == len(rows) + 2
     assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2
@@ -61,6 +91,12 @@ async def test_the_overhead_benchmark_runs_on_postgres():
         f"1. Bot overhead per message, p50 / p99: Postgres, {config.memories[0]} memories"
     )
     assert_well_formed(rows)
+
+
+async def test_recall_says_when_it_has_no_data_and_reports_nothing(tmp_path, capsys):
+    config = replace(Config().smoke(), recall_data=tmp_path / "absent")
+    assert await bench_recall.run(config, tmp_path) == []
+    assert "no LoCoMo files" in capsys.readouterr().out
 
 
 def test_command_line_options_override_the_sizes():
