@@ -6,7 +6,8 @@ of the event loop. A turn runs several statements, so those trips were most of t
 time per message (docs/performance.md). Here a statement is one function run in that thread:
 execute, fetch every row, close; the rows come back together. Transactions, errors and
 results are SQLAlchemy's as before. Used only where SQLAlchemy's adapter has the shape this
-was written against (2.1); elsewhere create_engine keeps the stock adapter.
+was written against (2.1.9; pyproject pins 2.1.9 to 2.2); elsewhere create_engine keeps the
+stock adapter.
 """
 
 import collections

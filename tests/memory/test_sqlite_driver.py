@@ -2,12 +2,14 @@
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_cursor
+from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 from sqlalchemy.exc import IntegrityError
 
 from memory.db import create_engine
 from memory.sqlite_driver import OneTripConnection, supported
 
-pytestmark = pytest.mark.skipif(not supported(), reason="SQLAlchemy's stock adapter is in use")
+one_trip = pytest.mark.skipif(not supported(), reason="SQLAlchemy's stock adapter is in use")
 
 
 @pytest.fixture
@@ -17,6 +19,7 @@ async def sqlite_engine(tmp_path):
     await engine.dispose()
 
 
+@one_trip
 async def test_a_statement_is_one_trip_to_the_thread(sqlite_engine):
     async with sqlite_engine.begin() as connection:
         await connection.execute(text("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)"))
@@ -41,6 +44,7 @@ async def test_a_statement_is_one_trip_to_the_thread(sqlite_engine):
             del driver._execute
 
 
+@one_trip
 async def test_results_rowcounts_many_rows_and_errors_are_sqlalchemys(sqlite_engine):
     async with sqlite_engine.begin() as connection:
         await connection.execute(text("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)"))
@@ -60,6 +64,7 @@ async def test_results_rowcounts_many_rows_and_errors_are_sqlalchemys(sqlite_eng
             await connection.execute(text("INSERT INTO t (a, b) VALUES (1, 'again')"))
 
 
+@one_trip
 async def test_a_rollback_undoes_what_the_transaction_wrote(sqlite_engine):
     async with sqlite_engine.begin() as connection:
         await connection.execute(text("CREATE TABLE t (a INTEGER)"))
@@ -67,3 +72,17 @@ async def test_a_rollback_undoes_what_the_transaction_wrote(sqlite_engine):
         await connection.execute(text("INSERT INTO t VALUES (1)"))
         await connection.rollback()
         assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar() == 0
+
+
+async def test_an_adapter_of_another_shape_keeps_sqlalchemys_own(tmp_path, monkeypatch):
+    # A SQLAlchemy whose adapter lacks a method the one-trip cursor overrides (as 2.0's does).
+    monkeypatch.delattr(AsyncAdapt_dbapi_cursor, "_executemany_async")
+    assert not supported()
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'stock.db'}")
+    try:
+        async with engine.begin() as connection:
+            raw = await connection.get_raw_connection()
+            assert type(raw.dbapi_connection) is AsyncAdapt_aiosqlite_connection
+            assert (await connection.execute(text("SELECT 41 + 1"))).scalar() == 42
+    finally:
+        await engine.dispose()
