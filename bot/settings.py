@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
-    AliasChoices,
     Field,
     SecretStr,
     ValidationError,
@@ -57,7 +56,7 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     port: int | None = Field(default=None, ge=1, le=65535)
     log_level: str = "INFO"
-    timezone: str = Field(default="UTC", validation_alias=AliasChoices("TIMEZONE", "BOT_TIMEZONE"))
+    timezone: str = "UTC"
     # Every number has a sane upper bound, so a typo stops start-up instead of a crash later.
     conversation_idle_minutes: int = Field(default=120, ge=1, le=525_600)  # a year
     history_token_budget: int = Field(default=24_000, ge=2_000, le=150_000)

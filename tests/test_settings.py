@@ -58,6 +58,17 @@ def test_malformed_values_are_named(monkeypatch):
         load_settings()
 
 
+def test_only_the_documented_timezone_name_is_read(monkeypatch):
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("BOT_TIMEZONE", "Europe/Berlin")  # an old alias, never documented
+    assert load_settings().timezone == "UTC"
+    monkeypatch.setenv("TIMEZONE", "Asia/Tokyo")
+    monkeypatch.setenv("LOG_LEVEL", "critical")
+    settings = load_settings()
+    assert (settings.timezone, settings.log_level) == ("Asia/Tokyo", "CRITICAL")
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
