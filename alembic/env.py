@@ -5,8 +5,8 @@ import logging.config
 
 from sqlalchemy.engine import Connection
 
-import bot.agent.web_uses
 import bot.conversations.models
+import bot.conversations.web_uses
 import bot.reminders.models  # noqa: F401
 from alembic import context
 from bot.migrations import check_foreign_keys, migration_lock, require_foreign_keys_off

@@ -1,6 +1,8 @@
 """The layers hold: a walk over every module's imports, and sizes a newcomer can read."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,6 +109,26 @@ def test_a_forbidden_import_is_caught(module, source):
 )
 def test_an_allowed_import_passes(module, source):
     assert violations(module, source) == []
+
+
+def test_the_migrations_import_neither_the_agent_nor_telegram():
+    # Table models live in the storage layers, so migrating loads no agent or chat code.
+    env = (ROOT / "alembic" / "env.py").read_text()
+    ours = [name for name in imported_names(env) if name.split(".")[0] in PACKAGES]
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOADED_BY, *ours], cwd=ROOT, capture_output=True, text=True
+    )
+    assert ours and loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == []
+
+
+# Import each module named on the command line; print what of bot.agent and bot.telegram loaded.
+LOADED_BY = """
+import importlib, sys
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(*sorted(m for m in sys.modules if m.startswith(("bot.agent", "bot.telegram"))))
+"""
 
 
 def test_the_fakes_use_nothing_of_the_product():

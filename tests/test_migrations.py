@@ -6,8 +6,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import insert, inspect, select, text
 
-import bot.agent.web_uses
 import bot.conversations.models
+import bot.conversations.web_uses
 import bot.reminders.models  # noqa: F401
 from bot.agent.ledger import LEDGER_HEADING, memory_changes
 from bot.conversations.models import Conversation, Turn

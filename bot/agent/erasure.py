@@ -28,9 +28,9 @@ from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.file_cache import FileCache
-from bot.agent.web_uses import WebUse
 from bot.conversations.blocks import Content
 from bot.conversations.models import Conversation, PendingNote, Turn
+from bot.conversations.web_uses import WebUse
 from bot.reminders.models import OwnerZone, Reminder, ReminderFire
 from memory.erase import count_memories, erase_memories
 

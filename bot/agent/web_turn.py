@@ -21,8 +21,8 @@ from anthropic.types import (
 )
 
 from bot.agent.web_tools import WebConfig, refuses_web_tools, split_uses, web_tool_definitions
-from bot.agent.web_uses import WebUses
 from bot.conversations.snapshot import StoredTurn
+from bot.conversations.web_uses import WebUses
 from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
