@@ -10,8 +10,6 @@ import io
 import re
 import struct
 
-from pypdf import PdfReader, apply_configuration
-
 JPEG, PNG, GIF, WEBP = "image/jpeg", "image/png", "image/gif", "image/webp"
 PDF = "application/pdf"
 IMAGE_TYPES = (JPEG, PNG, GIF, WEBP)
@@ -115,6 +113,10 @@ def pdf_pages(data: bytes) -> int:
         # Without object streams every page object is plain text: counted from the bytes,
         # which is fast whatever the file, where pypdf's repair of a damaged one is not.
         return estimated_pdf_pages(data)
+    # Imported here, on the first PDF that needs it: not every bot reads PDFs, so start-up
+    # does not pay for loading pypdf.
+    from pypdf import PdfReader, apply_configuration
+
     try:
         with apply_configuration(
             page_tree_maximum_entries=PDF_MAX_TREE_ENTRIES,

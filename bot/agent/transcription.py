@@ -4,9 +4,10 @@ The official OpenAI SDK speaks the API (multipart upload, retries, error bodies)
 same code works against OpenAI, Groq or a self-hosted server that copies the API.
 """
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from openai import APIConnectionError, APIStatusError, AsyncOpenAI, OpenAIError
+if TYPE_CHECKING:
+    from openai import APIStatusError, AsyncOpenAI
 
 # A few minutes of speech takes seconds; a stuck server should not hold the chat much longer.
 TRANSCRIPTION_TIMEOUT_SECONDS = 60
@@ -30,7 +31,7 @@ class Transcriber(Protocol):
         ...
 
 
-def _cause(error: APIStatusError) -> str:
+def _cause(error: "APIStatusError") -> str:
     """Describe a refusal by its status, type and code: the message may quote the key."""
     parts = [f"HTTP {error.status_code}", error.type or "", error.code or ""]
     return " ".join(part for part in parts if part)
@@ -39,14 +40,33 @@ def _cause(error: APIStatusError) -> str:
 class OpenAITranscriber:
     """The Transcriber of an OpenAI-compatible server, through the official SDK."""
 
-    def __init__(self, client: AsyncOpenAI, model: str):
-        self._client = client
+    def __init__(self, base_url: str, api_key: str, model: str):
+        self._base_url = base_url
+        self._api_key = api_key
         self._model = model
+        self._client: AsyncOpenAI | None = None
+
+    def _connect(self) -> "AsyncOpenAI":
+        """Return the SDK's client, built on the first voice note."""
+        if self._client is None:
+            # Imported here: the SDK takes over a second to load, and most bots get no voice.
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                timeout=TRANSCRIPTION_TIMEOUT_SECONDS,
+                max_retries=TRANSCRIPTION_MAX_RETRIES,
+            )
+        return self._client
 
     async def transcribe(self, audio: bytes, file_name: str, media_type: str) -> str:
         """Upload the audio and return the transcript's text, stripped."""
+        client = self._connect()
+        from openai import APIConnectionError, APIStatusError, OpenAIError  # loaded by _connect
+
         try:
-            result = await self._client.audio.transcriptions.create(
+            result = await client.audio.transcriptions.create(
                 model=self._model, file=(file_name, audio, media_type), response_format="json"
             )
         except APIStatusError as error:
@@ -58,16 +78,11 @@ class OpenAITranscriber:
         return (result.text or "").strip()
 
     async def close(self) -> None:
-        """Close the SDK's HTTP client."""
-        await self._client.close()
+        """Close the SDK's HTTP client, if a voice note ever opened one."""
+        if self._client is not None:
+            await self._client.close()
 
 
 def openai_transcriber(base_url: str, api_key: str, model: str) -> OpenAITranscriber:
     """Return the transcriber of the server at base_url (e.g. https://api.openai.com/v1)."""
-    client = AsyncOpenAI(
-        api_key=api_key,
-        base_url=base_url,
-        timeout=TRANSCRIPTION_TIMEOUT_SECONDS,
-        max_retries=TRANSCRIPTION_MAX_RETRIES,
-    )
-    return OpenAITranscriber(client, model)
+    return OpenAITranscriber(base_url, api_key, model)
