@@ -1,10 +1,9 @@
 """Reminders in Telegram: sending what fires, /reminders, /timezone and the reminder buttons."""
 
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from telegram import Update
@@ -94,7 +93,7 @@ class TelegramOutlet:
         )  # fmt: skip
 
         async def remember() -> None:
-            await self._in_lane(reminder, self._remember(reminder, view.text))
+            await self._in_lane(reminder, partial(self._remember, reminder, view.text))
 
         # Stored once the send is recorded: a crash meanwhile must not send it again.
         return Delivery(FireOutcome.SENT, sent[-1].message_id, then=remember)
@@ -134,20 +133,20 @@ class TelegramOutlet:
                 self._application.bot, place, call, services.drafts, services.account_notices
             )
 
-        await self._in_lane(reminder, answer())
+        await self._in_lane(reminder, answer)
 
-    async def _in_lane(self, reminder: ReminderRecord, work: Coroutine[Any, Any, None]) -> None:
+    async def _in_lane(self, reminder: ReminderRecord, work: Callable[[], Awaitable[None]]) -> None:
         """Run work in the chat's lane, after any turn of the chat in progress, if still due."""
+        # work is started only here, so no path leaves a coroutine created and never awaited.
 
         async def if_kept() -> None:
             try:
                 await self._services.reminders.store.get(reminder.owner_id, reminder.id)
             except ReminderNotFound:
                 # /delete_my_data ran in the lane before it: nothing may be stored again.
-                work.close()
                 logger.info("reminder %s was deleted meanwhile; not storing it", reminder.id)
                 return
-            await work
+            await work()
 
         await lanes(self._application).run_exclusive(reminder.chat_id, if_kept())
 
