@@ -124,3 +124,24 @@ async def test_the_memories_found_are_read_by_id_not_through_the_owners_index(st
         steps = [row[-1] for row in plan]
     memories = [step for step in steps if " agent_memories " in f"{step} "]
     assert memories and all("(id=?)" in step for step in memories), steps
+
+
+async def test_a_postgres_search_is_one_statement_once_the_owners_size_is_known(store, engine):
+    """Counting each word over the whole index, and the owner's rows, cost 20 ms a search."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's bm25() counts inside FTS5")
+    for n in range(3):
+        await store.add(ALICE, f"The user visited Lisbon in year {n}", Category.CONTEXT)
+    await ids(store, ALICE, "Lisbon")
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        assert len(await ids(store, ALICE, "Lisbon year")) == 3
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+    searched = [s for s in statements if "agent_memory_search" in s or "count(" in s]
+    assert len(searched) == 1, searched
