@@ -210,9 +210,12 @@ async def load_items(
     """Return the owner's memories with these ids, with their current content, in block order."""
     if not memory_ids:
         return []
+    # "owner_id + 0": the owner is checked on the rows the ids find, never by its index. Given
+    # both, SQLite without statistics reads the owner's index: all of their memories (60 ms
+    # at 100,000), not the few ids.
     query = (
         with_current_version(*ITEM_COLUMNS)
-        .where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))
+        .where(Memory.owner_id + 0 == owner_id, Memory.id.in_(memory_ids))
         .order_by(*DISPLAY_ORDER)
     )
     return [item_from_row(row) for row in await session.execute(query)]

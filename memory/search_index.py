@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.items import MemoryItem
-from memory.search_rank import counts, weighted_rank
+from memory.search_rank import owner_size, ranked_among
 from memory.search_terms import fts5_query, index_text, search_terms, tsquery
 
 _SQLITE_PUT = (
@@ -40,15 +40,16 @@ _SQLITE_SEARCH = (
 # ts_rank's weights are {D, C, B, A}, each at most 1: a subject (A) counts about three times
 # a content word (B). Each word's rank is weighted by its rarity (memory/search_rank.py).
 _POSTGRES_SEARCH = (
-    "SELECT memory_id FROM (SELECT memory_id, document FROM agent_memory_search "
+    "WITH found AS MATERIALIZED (SELECT memory_id, document FROM agent_memory_search "
     "JOIN agent_memories ON agent_memories.id = memory_id "
     "WHERE agent_memories.owner_id = :owner AND document @@ to_tsquery('simple', :query) "
-    "LIMIT :candidates) AS found ORDER BY {score} DESC, memory_id LIMIT :limit"
+    "LIMIT :candidates), counted AS ({counted}) "
+    "SELECT memory_id FROM found CROSS JOIN counted ORDER BY {score} DESC, memory_id "
+    "LIMIT :limit"
 )
 _POSTGRES_RANK = "ts_rank('{{0, 0, 0.3, 1}}', document, {q})"
-# The owner's memories (for the IDF's N), and the index the words are counted in.
-_OWNED = ("agent_memories", "owner_id = :owner AND deleted_at IS NULL")
-_SEARCHED = ("agent_memory_search", "document")
+# The owner's memories, for the IDF's N.
+_OWNED = ("agent_memories", "AND deleted_at IS NULL")
 
 
 _CANDIDATES = {"candidates": CANDIDATES}
@@ -125,11 +126,9 @@ async def search_ids(session: AsyncSession, owner_id: int, query: str, limit: in
         parameters = {"query": fts5_query(owner_id, terms), "limit": limit, "owner": owner_id}
         found = await session.execute(text(_SQLITE_SEARCH), {**parameters, **_CANDIDATES})
         return [id_of_number(rowid) for (rowid,) in found]
-    matched = await counts(session, owner_id, terms, _OWNED, _SEARCHED)
-    if not any(matched[1:]):
-        return []
-    score, ranked = weighted_rank(owner_id, terms, matched, _POSTGRES_RANK)
+    total = await owner_size(session, owner_id, _OWNED)
+    counted, score, ranked = ranked_among(owner_id, terms, total, "document", _POSTGRES_RANK)
     parameters = {"query": tsquery(owner_id, terms), "limit": limit, "owner": owner_id}
-    statement = _POSTGRES_SEARCH.format(score=score)
+    statement = _POSTGRES_SEARCH.format(counted=counted, score=score)
     rows = await session.execute(text(statement), {**parameters, **ranked, **_CANDIDATES})
     return [memory_id for (memory_id,) in rows]

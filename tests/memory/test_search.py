@@ -1,5 +1,8 @@
 """Full-text search of memories on both engines: ranking, languages, tiers and owners."""
 
+import pytest
+from sqlalchemy import event
+
 from memory.categories import Category
 from memory.search_terms import MAX_QUERY_TERMS, Term, index_text, query_terms, search_terms
 
@@ -96,3 +99,49 @@ async def test_a_rare_word_outweighs_a_common_one_repeated(store):
     for n in range(8):
         await store.add(ALICE, f"The user drinks tea at meeting {n}", Category.CONTEXT)
     assert (await ids(store, ALICE, "Lisbon tea"))[0] == lisbon.id
+
+
+async def test_the_memories_found_are_read_by_id_not_through_the_owners_index(store, engine):
+    """SQLite without statistics read all of the owner's memories to load the ten found."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("Postgres plans with statistics (ANALYZE); SQLite's plan is the one at risk")
+    for n in range(10):
+        await store.add(ALICE, f"The user visited Lisbon in year {n}", Category.CONTEXT)
+    statements: list[tuple[str, tuple]] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        if "agent_memory_versions" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        assert len(await ids(store, ALICE, "Lisbon")) == 10
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+    (statement, parameters), *_ = statements
+    async with engine.connect() as connection:
+        plan = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+        steps = [row[-1] for row in plan]
+    memories = [step for step in steps if " agent_memories " in f"{step} "]
+    assert memories and all("(id=?)" in step for step in memories), steps
+
+
+async def test_a_postgres_search_is_one_statement_once_the_owners_size_is_known(store, engine):
+    """Counting each word over the whole index, and the owner's rows, cost 20 ms a search."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's bm25() counts inside FTS5")
+    for n in range(3):
+        await store.add(ALICE, f"The user visited Lisbon in year {n}", Category.CONTEXT)
+    await ids(store, ALICE, "Lisbon")
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        assert len(await ids(store, ALICE, "Lisbon year")) == 3
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+    searched = [s for s in statements if "agent_memory_search" in s or "count(" in s]
+    assert len(searched) == 1, searched
