@@ -5,7 +5,7 @@ from datetime import timedelta
 from bot.reminders.due import BACKOFF
 from tests.buttons import sent_to
 from tests.harness import OWNER
-from tests.reminders.test_reminders_chat import bot, fired, set_bread_reminder  # noqa: F401
+from tests.reminders.test_reminders_chat import fired, set_bread_reminder
 
 
 def bread(harness, since: int) -> list[dict]:
@@ -13,7 +13,7 @@ def bread(harness, since: int) -> list[dict]:
     return [m for m in sent_to(harness, OWNER, since) if "take the bread out" in m["text"]]
 
 
-async def test_a_reminder_refused_with_502_twice_arrives_once_after_retries(bot):  # noqa: F811
+async def test_a_reminder_refused_with_502_twice_arrives_once_after_retries(bot):
     await set_bread_reminder(bot)
     since = len(bot.tg.sent)
     bot.tg.fail_next("sendMessage", status=502, description="Bad Gateway", times=2)
@@ -43,7 +43,7 @@ def refused_texts(harness) -> list[str]:
 
 
 async def test_a_reminder_refused_for_a_quarter_hour_is_given_up_and_its_chat_told_once(
-    bot,  # noqa: F811
+    bot,
 ):
     await set_bread_reminder(bot)
     since = len(bot.tg.sent)

@@ -5,9 +5,8 @@ button and reminder stopped. Now the model gets a refusal it can pass on, nothin
 and the next chat is answered; a rule stored before rules were checked is refused in a button.
 """
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
 from sqlalchemy import update
 
 from bot.reminders.models import Reminder
@@ -15,18 +14,7 @@ from memory.db import create_sessionmaker
 from tests.buttons import button, last_answer, press
 from tests.fakes.anthropic_server import text, tool_use
 from tests.harness import FRIEND, OWNER
-from tests.reminders.clock import FakeClock
 from tests.reminders.test_reminders_chat import fired, set_with
-
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)  # 13:00 in Berlin
-
-
-@pytest.fixture
-async def bot(start_bot):
-    clock = FakeClock(NOW)
-    harness = await start_bot(app_options={"reminder_clock": clock})
-    harness.clock = clock
-    return harness
 
 
 def tool_results(request: dict) -> list[dict]:

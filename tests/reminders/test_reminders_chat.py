@@ -2,22 +2,11 @@
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from tests.buttons import button, buttons, last_answer, press, sent_to
 from tests.fakes.anthropic_server import text, tool_use
 from tests.harness import FRIEND, OWNER
 from tests.reminders.clock import FakeClock
-
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)  # 13:00 in Berlin
-
-
-@pytest.fixture
-async def bot(start_bot):
-    clock = FakeClock(NOW)
-    harness = await start_bot(app_options={"reminder_clock": clock})
-    harness.clock = clock
-    return harness
+from tests.reminders.conftest import NOW
 
 
 async def fired(harness, chat_id: int, words: str, since: int) -> dict:
