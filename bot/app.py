@@ -22,53 +22,54 @@ from telegram.ext import (
 )
 
 from bot.agent.account import check_account
-from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
-from bot.agent.compaction import Compactor
 from bot.agent.consent import Consent, consent_on
-from bot.agent.erasure import DataEraser
-from bot.agent.file_cache import FileCache, remove_stale_partials
+from bot.agent.history.compaction import Compactor
 from bot.agent.loop import Agent, AgentConfig
-from bot.agent.transcription import openai_transcriber
-from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
 from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
+from bot.media.attachments import Files, FileSource
+from bot.media.file_cache import FileCache, remove_stale_partials
+from bot.media.transcription import openai_transcriber
+from bot.media.voice import VoiceNotes
 from bot.reminders.due import Clock as ReminderClock
 from bot.reminders.due import DueLoop
 from bot.reminders.store import ReminderStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
-from bot.telegram import handlers, texts
+from bot.telegram import texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
+from bot.telegram.chat import handlers
+from bot.telegram.chat.downloads import TelegramFiles
+from bot.telegram.chat.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
+from bot.telegram.chat.voice import voice_message
 from bot.telegram.context import BotApplication, BotContext, BotData, Services, account_notices
-from bot.telegram.cooldown import Clock
-from bot.telegram.delete_data import delete_my_data, on_delete_button
-from bot.telegram.delete_texts import CALLBACK_PATTERN as DELETE_CALLBACK_PATTERN
-from bot.telegram.downloads import TelegramFiles
-from bot.telegram.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
-from bot.telegram.guard import Guard
-from bot.telegram.lifecycle import (
+from bot.telegram.erase.commands import delete_my_data, on_delete_button
+from bot.telegram.erase.texts import CALLBACK_PATTERN as DELETE_CALLBACK_PATTERN
+from bot.telegram.memories.buttons import on_button
+from bot.telegram.memories.commands import memory_command
+from bot.telegram.reminders.commands import (
+    TelegramOutlet,
+    on_reminder_button,
+    reminders_command,
+    timezone_command,
+)
+from bot.telegram.reminders.views import CALLBACK_PATTERN as REMINDER_CALLBACK_PATTERN
+from bot.telegram.runtime.cooldown import Clock
+from bot.telegram.runtime.guard import Guard
+from bot.telegram.runtime.lifecycle import (
     forget_old_conversations,
     install_stop_signals,
     remove_stop_signals,
     start_leases,
     stop_leases,
 )
-from bot.telegram.memory_buttons import on_button
-from bot.telegram.memory_commands import memory_command
-from bot.telegram.processing import PerChatUpdateProcessor
-from bot.telegram.rate_limit import ReplyFirstRateLimiter
-from bot.telegram.reminder_views import CALLBACK_PATTERN as REMINDER_CALLBACK_PATTERN
-from bot.telegram.reminders import (
-    TelegramOutlet,
-    on_reminder_button,
-    reminders_command,
-    timezone_command,
-)
-from bot.telegram.tidy_setup import add_tidy
-from bot.telegram.urgent import outside_lane
-from bot.telegram.voice import voice_message
+from bot.telegram.runtime.processing import PerChatUpdateProcessor
+from bot.telegram.runtime.rate_limit import ReplyFirstRateLimiter
+from bot.telegram.runtime.urgent import outside_lane
+from bot.telegram.tidy.setup import add_tidy
+from bot.upkeep.erasure import DataEraser
 from bot.web_setup import web_tools
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
@@ -229,8 +230,7 @@ async def post_init(application: BotApplication) -> None:
         )
     try:
         await application.bot.set_my_commands(texts.COMMANDS)
-    except TelegramError as error:
-        # The menu is a convenience; the commands work without it.
+    except TelegramError as error:  # the menu is a convenience; the commands work without it
         logger.warning("could not register the command menu: %s", error)
 
 

@@ -5,8 +5,8 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.web_tools import WebConfig
-from bot.agent.web_turn import WebTools, ZoneOf
+from bot.agent.web.tools import WebConfig
+from bot.agent.web.turn import WebTools, ZoneOf
 from bot.conversations.web_uses import WebUses
 from bot.settings import Settings
 

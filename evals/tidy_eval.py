@@ -19,11 +19,11 @@ from pathlib import Path
 from anthropic import AsyncAnthropic
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.agent.memory_import import ImportService
-from bot.agent.tidy import PassResult, TidyService
 from bot.migrations import upgrade_database_async
+from bot.upkeep.memory_import import ImportService
+from bot.upkeep.tidy import PassResult, TidyService
 from evals.tidy_seed import CONTRADICTIONS, DUPLICATES, EXPIRED, STAY, TODAY
-from memory.batches import BatchStore
+from memory.batches.store import BatchStore
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore

@@ -6,14 +6,14 @@ from datetime import datetime
 
 from anthropic import APIError, DefaultAsyncHttpxClient
 
-from bot.agent.attachments import FileUnavailable
 from bot.agent.loop import TurnFailed
 from bot.agent.user_turn import Forwarded, IncomingMessage
-from bot.agent.voice import Transcript as Heard
 from bot.app import build_files, build_services
 from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.voice_refs import VoiceRef
+from bot.media.attachments import FileUnavailable
+from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
 from evals.case import Case
 from evals.recorder import Recorder

@@ -11,7 +11,7 @@ from memory.facts import missing_facts
 from memory.import_file import DEFAULT_BOUNDS, ImportBounds, ImportUnreadable, read_document
 from memory.items import MemoryItem, subject_key
 from memory.secret_text import secret_in
-from memory.tidy_dupes import normalised
+from memory.tidy.dupes import normalised
 from memory.tools.args import AddToMemoryArgs
 
 MAX_IMPORT_LINES = 20

@@ -13,7 +13,7 @@ from telegram.ext import Application
 
 from bot.app import build_application
 from bot.settings import Settings
-from bot.telegram.processing import lanes
+from bot.telegram.runtime.processing import lanes
 from tests.builders import OWNER
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.telegram_server import FakeTelegram

@@ -20,7 +20,7 @@ OWNER_COLUMNS = ("owner_id", "chat_id")
 NOT_OWNED = {
     "alembic_version": "the schema's version",
     # Which process answers a chat now; the deletion holds it, and the lease keeper lets it
-    # go at its next tick (bot/agent/erasure.py).
+    # go at its next tick (bot/upkeep/erasure.py).
     "turn_leases": "a process's claim on a chat",
     # Which processes run (host, pid, start time), so a dead one's leases are freed soon.
     "bot_processes": "a running process",
@@ -91,7 +91,7 @@ async def owner_rows(engine: AsyncEngine, owner: int) -> dict[str, int]:
             me = _table(schema, name)
             condition = _owned_by(schema, me, owner)
             assert condition is not None, (
-                f"{name}: whose rows are these? Add it to bot/agent/erasure.py (a column of "
+                f"{name}: whose rows are these? Add it to bot/upkeep/erasure.py (a column of "
                 f"{OWNER_COLUMNS} or a foreign key to a table with one), or to NOT_OWNED here"
             )
             found = await connection.scalar(select(func.count()).select_from(me).where(condition))

@@ -13,7 +13,7 @@ from telegram import Update
 
 from bot.migrations import upgrade_database_async
 from bot.telegram import texts
-from bot.telegram.outage import Outage
+from bot.telegram.runtime.outage import Outage
 from tests import pg
 from tests.builders import private_message
 from tests.harness import OWNER

@@ -5,7 +5,7 @@ import logging
 import os
 import time
 
-from bot.agent.file_cache import PARTIAL_STALE_SECONDS, FileCache
+from bot.media.file_cache import PARTIAL_STALE_SECONDS, FileCache
 from tests.harness import OWNER
 
 

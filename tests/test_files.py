@@ -263,7 +263,7 @@ async def test_compaction_counts_files_and_names_them_for_the_summariser(start_b
 
 
 async def test_the_database_and_cached_files_are_private_whatever_the_umask(tmp_path):
-    from bot.agent.file_cache import FileCache
+    from bot.media.file_cache import FileCache
     from bot.migrations import upgrade_database_async
 
     old = os.umask(0o022)  # the usual default: group and others may read
@@ -283,8 +283,8 @@ async def test_the_database_and_cached_files_are_private_whatever_the_umask(tmp_
 
 @pytest.mark.parametrize("path", ["{secret}", "../../{name}", "documents/../../{name}"])
 async def test_a_file_path_outside_the_file_server_is_refused(harness, tmp_path, path):
-    from bot.agent.attachments import FileUnavailable
-    from bot.telegram.downloads import TelegramFiles
+    from bot.media.attachments import FileUnavailable
+    from bot.telegram.chat.downloads import TelegramFiles
 
     secret = tmp_path / "another-owners.pdf"
     secret.write_bytes(sample_pdf(1, "private"))

@@ -82,7 +82,7 @@ def test_every_module_keeps_to_its_layer():
         ("bot.agent.loop", "from bot.telegram.texts import START"),
         ("bot.conversations.store", "from bot.agent.request import build_request"),
         ("bot.conversations.store", "import telegram.ext"),
-        ("bot.telegram.handlers", "from bot.app import build_application"),
+        ("bot.telegram.chat.handlers", "from bot.app import build_application"),
         ("bot.settings", "from telegram import Update"),
         ("bot.app", "from evals.runner import run"),
         ("memory.store", "import evals"),
@@ -100,7 +100,10 @@ def test_a_forbidden_import_is_caught(module, source):
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("bot.telegram.handlers", "from telegram import Update\nfrom bot.agent.loop import Answer"),
+        (
+            "bot.telegram.chat.handlers",
+            "from telegram import Update\nfrom bot.agent.loop import Answer",
+        ),
         ("bot.app", "from telegram.ext import Application\nfrom bot.telegram import handlers"),
         ("bot.agent.loop", "from anthropic import AsyncAnthropic\nfrom memory.store import X"),
         ("bot.conversations.store", "from memory.stored_block import owner_block"),

@@ -9,7 +9,7 @@ from sqlalchemy import insert, inspect, select, text
 import bot.conversations.models
 import bot.conversations.web_uses
 import bot.reminders.models  # noqa: F401
-from bot.agent.ledger import LEDGER_HEADING, memory_changes
+from bot.agent.history.ledger import LEDGER_HEADING, memory_changes
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.statements import STATE_COLUMNS, state_of, turn_of, turns_statement
 from bot.migrations import downgrade_engine, upgrade_engine

@@ -32,7 +32,7 @@ def account_errors(caplog) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.levelno == logging.ERROR and r.name == "bot.telegram.delivery"
+        if r.levelno == logging.ERROR and r.name == "bot.telegram.chat.delivery"
     ]
 
 

@@ -6,7 +6,7 @@ import signal
 from sqlalchemy import create_engine
 from sqlalchemy import text as sql
 
-from bot.telegram.lifecycle import finish_turns
+from bot.telegram.runtime.lifecycle import finish_turns
 from tests.builders import sqlite_url
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.media import sample_png

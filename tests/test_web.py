@@ -5,7 +5,7 @@ import logging
 import pytest
 import sqlalchemy as sa
 
-from bot.agent.web_tools import FETCH_TYPE, SEARCH_TYPE
+from bot.agent.web.tools import FETCH_TYPE, SEARCH_TYPE
 from bot.telegram.format import MAX_MESSAGE_LENGTH
 from bot.telegram.texts import tool_status
 from tests.fakes.anthropic_server import Reply, paced, text, tool_use
@@ -146,7 +146,7 @@ async def test_a_refused_web_tool_is_logged_once_and_the_turn_still_answered(har
     model = harness.model
     model.web_refusal = "web_search is not enabled for this organization"
     model.script(text("It usually closes at 9, but I can't check today's hours."), text("Sure."))
-    with caplog.at_level(logging.WARNING, logger="bot.agent.web_turn"):
+    with caplog.at_level(logging.WARNING, logger="bot.agent.web.turn"):
         [reply] = await harness.say(OWNER, QUESTION)
         await harness.say(OWNER, "ok")
     assert reply.startswith("It usually closes at 9")
@@ -164,7 +164,7 @@ async def test_a_failed_search_is_logged_once_and_answered_without_it(harness, c
         failing,
         Reply([*web_search("again", "unavailable"), {"type": "text", "text": "Still down."}]),
     )
-    with caplog.at_level(logging.WARNING, logger="bot.agent.web_turn"):
+    with caplog.at_level(logging.WARNING, logger="bot.agent.web.turn"):
         assert await harness.say(OWNER, QUESTION) == ["Search is down."]
         assert await harness.say(OWNER, "try again") == ["Still down."]
     assert len([r for r in caplog.records if "unavailable" in r.getMessage()]) == 1

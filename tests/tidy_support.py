@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.agent.tidy_request import PLAN_TOOL
+from bot.upkeep.tidy_request import PLAN_TOOL
 from memory.categories import Category
 from memory.db import create_sessionmaker
 from memory.items import MemoryItem

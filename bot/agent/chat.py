@@ -6,15 +6,15 @@ from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.agent.attachments import FileRefused, Files
-from bot.agent.compaction import Compactor
+from bot.agent.history.compaction import Compactor
 from bot.agent.loop import Agent, Answer
 from bot.agent.stream import Progress
 from bot.agent.user_turn import IncomingMessage, said_by, user_turn_content
-from bot.agent.voice import VoiceNotRead
 from bot.conversations.blocks import text_block
 from bot.conversations.snapshot import ChatThread, Snapshot
 from bot.conversations.store import ConversationStore
+from bot.media.attachments import FileRefused, Files
+from bot.media.voice import VoiceNotRead
 from memory.models import utcnow
 
 

@@ -5,7 +5,7 @@ tools describe themselves (memory/tools/texts.py), and this says only the policy
 same words the tools use. Which sentence carries which rule of the memory judgement:
 1 secrets and sensitive topics: "Never save secrets", then "Health, money, religion...";
 2 the block as a snapshot: "It was made when this conversation began..." (the summary's
-  list of memory changes is built in code, bot/agent/ledger.py);
+  list of memory changes is built in code, bot/agent/history/ledger.py);
 3 subjects: "Always give a subject...";
 4 asking: "A lasting fact said in passing..." to "...(Remember, No, Undo)" (propose_memory,
   and the bounds memory/proposals.py keeps in code);

@@ -9,22 +9,29 @@ from typing import Any
 from anthropic import APIError, AsyncAnthropic, BadRequestError
 from anthropic.types import Message
 
-from bot.agent.attachments import Files
 from bot.agent.citations import cited_ids
 from bot.agent.consent import Consent
-from bot.agent.ledger import join_summary
-from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
-from bot.agent.request import build_request
-from bot.agent.response import closing_note, reply_text, stored_content
-from bot.agent.stream import Progress, StreamBroken, stream_message
-from bot.agent.tool_calls import ToolCalls, TurnChange
-from bot.agent.unanswered import (
+from bot.agent.history.ledger import join_summary
+from bot.agent.history.unanswered import (
     left_out_note_for_model,
     newest_files_within,
     only_files,
     unanswered_files,
 )
-from bot.agent.unreadable import (
+from bot.agent.request import build_request
+from bot.agent.response import closing_note, reply_text, stored_content
+from bot.agent.stream import Progress, StreamBroken, stream_message
+from bot.agent.tool_calls import ToolCalls, TurnChange
+from bot.agent.web.sources import WebSource, web_sources
+from bot.agent.web.turn import WebBudget, WebTools
+from bot.conversations.blocks import Content, text_block
+from bot.conversations.file_refs import FileRef
+from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
+from bot.conversations.sources import ReplySources
+from bot.conversations.store import ConversationStore
+from bot.media.attachments import Files
+from bot.media.notices import ConversationTooLong, FileNotice, FilesOverBudget
+from bot.media.unreadable import (
     api_reason,
     is_prompt_too_long,
     left_out_notice,
@@ -34,13 +41,6 @@ from bot.agent.unreadable import (
     unanswered_with_files,
     without_file,
 )
-from bot.agent.web_sources import WebSource, web_sources
-from bot.agent.web_turn import WebBudget, WebTools
-from bot.conversations.blocks import Content, text_block
-from bot.conversations.file_refs import FileRef
-from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
-from bot.conversations.sources import ReplySources
-from bot.conversations.store import ConversationStore
 from bot.reminders.tools import ReminderTools
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch

@@ -12,14 +12,14 @@ from anthropic.types import (
     ToolUseBlockParam,
 )
 
-from bot.agent.attachments import FileBudget
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
-from bot.agent.web_history import answered_web_calls, web_blocks_as_text
-from bot.agent.web_tools import WEB_TOOL_NAMES, is_web_tool
+from bot.agent.web.history import answered_web_calls, web_blocks_as_text
+from bot.agent.web.tools import WEB_TOOL_NAMES, is_web_tool
 from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
 from bot.conversations.content import block_text
 from bot.conversations.file_refs import FileRef, file_ref
 from bot.conversations.voice_refs import voice_ref
+from bot.media.attachments import FileBudget
 
 CACHE_CONTROL: CacheControlEphemeralParam = {"type": "ephemeral"}
 # Told with every document, as forwards and memories are marked: what a file says is data.

@@ -10,7 +10,7 @@ from anthropic import APIStatusError, AsyncAnthropic
 from anthropic.types import Message
 
 from bot.agent.citations import visible_so_far, visible_texts
-from bot.agent.web_tools import subject_of
+from bot.agent.web.tools import subject_of
 
 logger = logging.getLogger(__name__)
 

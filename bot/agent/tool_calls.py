@@ -7,7 +7,7 @@ from datetime import tzinfo
 from anthropic.types import Message, SearchResultBlockParam, TextBlockParam, ToolResultBlockParam
 
 from bot.agent.citations import search_result
-from bot.agent.ledger import memory_write
+from bot.agent.history.ledger import memory_write
 from bot.agent.user_turn import message_turn
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn

@@ -4,13 +4,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from bot.agent.attachments import IncomingFile
-from bot.agent.voice import IncomingVoice, Transcript
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.file_refs import FileRef
 from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import MessageRef, StoredTurn
 from bot.conversations.voice_refs import KIND_NAMES, VoiceRef
+from bot.media.attachments import IncomingFile
+from bot.media.voice import IncomingVoice, Transcript
 from memory.text import clean_text
 
 # A quoted message is context, not the point: a long one is cut to this many characters.

@@ -1,7 +1,7 @@
 """Turn leases: a chat's turn belongs to one process at a time, for as long as it renews.
 
 A process takes a chat's lease before it stores anything of a turn and gives it up once the
-turn is over (the keeper in bot.telegram.leases does so at its next tick, so a busy chat's
+turn is over (the keeper in bot.telegram.runtime.leases does so at its next tick, so a busy chat's
 next turn finds the lease still held). While it lives it renews its leases; at shutdown it
 hands back the ones it did not finish (holder NULL). A lease whose holder is gone (handed
 back, or not renewed in time) is a turn left unfinished: the next process to take it answers

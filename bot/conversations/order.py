@@ -22,7 +22,7 @@ def order_of(ref: MessageRef) -> int | None:
     """Return a user's message's place in the chat's order, or None if it has no message key."""
     if ref.message_key is None:
         return None
-    # "chat:message id:date" (bot.telegram.reading.message_key); a group's chat id is negative.
+    # "chat:message id:date" (bot.telegram.chat.reading.message_key); a group's chat id is negative.
     _, message_id, date = ref.message_key.rsplit(":", 2)
     return int(date) * MESSAGE_ID_SPAN + int(message_id) % MESSAGE_ID_SPAN
 

@@ -41,7 +41,8 @@ class ConversationState:
     owner_id: int
     memory_block: str
     summary: str | None  # the summariser's prose
-    # The memory changes of the turns folded into the summary, a line each (bot.agent.ledger).
+    # The memory changes of the turns folded into the summary, a line each
+    # (bot.agent.history.ledger).
     summary_changes: tuple[str, ...] = ()
 
     @property

@@ -12,19 +12,19 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.agent.chat import ChatService
 from bot.agent.consent import Consent
-from bot.agent.erasure import DataEraser
-from bot.agent.memory_import import ImportService
-from bot.agent.tidy import TidyService, tidy_service
-from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
+from bot.media.voice import VoiceNotes
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
-from bot.telegram.albums import Albums
-from bot.telegram.cooldown import Clock, Cooldown
-from bot.telegram.drafts import Drafts
-from bot.telegram.leases import LeaseKeeper
-from bot.telegram.outage import Outage
+from bot.telegram.chat.albums import Albums
+from bot.telegram.chat.drafts import Drafts
+from bot.telegram.runtime.cooldown import Clock, Cooldown
+from bot.telegram.runtime.leases import LeaseKeeper
+from bot.telegram.runtime.outage import Outage
+from bot.upkeep.erasure import DataEraser
+from bot.upkeep.memory_import import ImportService
+from bot.upkeep.tidy import TidyService, tidy_service
 from memory.control import MemoryControl
 from memory.db import create_sessionmaker
 from memory.store import MemoryStore
@@ -94,7 +94,7 @@ class BotData:
     albums: Albums = field(default_factory=Albums)
     recovery: asyncio.Task[None] | None = None  # answering what the last run left unanswered
     due_loop: asyncio.Task[None] | None = None  # sending reminders when they are due
-    leases: LeaseKeeper | None = None  # this process's chat leases (bot.telegram.leases)
+    leases: LeaseKeeper | None = None  # this process's chat leases (bot.telegram.runtime.leases)
     lease_loop: asyncio.Task[None] | None = None  # renewing them, taking on left-over turns
     outage: Outage | None = None  # updates kept while the database is out of reach
 

@@ -3,7 +3,6 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.telegram import memory_texts as texts
 from bot.telegram.callbacks import (
     AnswerClear,
     DeleteFromPage,
@@ -13,6 +12,7 @@ from bot.telegram.callbacks import (
     encode,
 )
 from bot.telegram.format import utf16_len
+from bot.telegram.memories import texts
 from memory.budget import MemoryFull
 from memory.control import MemoryOverview
 from memory.items import ChangeKind, MemoryChange, MemoryItem

@@ -11,20 +11,7 @@ import httpx2
 import pytest
 from anthropic import BadRequestError
 
-from bot.agent import media
-from bot.agent.attachments import (
-    MAX_IMAGE_BYTES,
-    MAX_PDF_PAGES,
-    FileRefused,
-    Files,
-    FileUnavailable,
-    IncomingFile,
-    inspect,
-)
-from bot.agent.file_cache import FileCache
-from bot.agent.notices import RefusalKind
 from bot.agent.request import build_request
-from bot.agent.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from bot.agent.user_turn import IncomingMessage, user_turn_content
 from bot.conversations.blocks import Content, FileKind, Role, text_block
 from bot.conversations.content import block_text, content_tokens
@@ -36,6 +23,19 @@ from bot.conversations.file_refs import (
     image_tokens,
 )
 from bot.conversations.snapshot import StoredTurn
+from bot.media import media
+from bot.media.attachments import (
+    MAX_IMAGE_BYTES,
+    MAX_PDF_PAGES,
+    FileRefused,
+    Files,
+    FileUnavailable,
+    IncomingFile,
+    inspect,
+)
+from bot.media.file_cache import FileCache
+from bot.media.notices import RefusalKind
+from bot.media.unreadable import api_reason, is_prompt_too_long, to_leave_out
 from memory.tokens import count_tokens
 from memory.tools import MEMORY_TOOLS, tool_definitions
 from tests.fakes.media import sample_jpeg, sample_pdf, sample_png

@@ -5,8 +5,8 @@ from itertools import pairwise
 
 import pytest
 
-from bot.agent.compaction import choose_cut
-from bot.agent.ledger import LEDGER_HEADING
+from bot.agent.history.compaction import choose_cut
+from bot.agent.history.ledger import LEDGER_HEADING
 from bot.agent.request import SUMMARY_HEADER
 from bot.conversations.file_refs import image_tokens
 from bot.conversations.snapshot import StoredTurn

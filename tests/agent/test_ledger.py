@@ -9,8 +9,8 @@ import httpx2
 from anthropic import APIStatusError
 from anthropic.types import ToolResultBlockParam
 
-from bot.agent.compaction import Compactor
-from bot.agent.ledger import LEDGER_HEADING, join_summary, memory_changes, memory_write
+from bot.agent.history.compaction import Compactor
+from bot.agent.history.ledger import LEDGER_HEADING, join_summary, memory_changes, memory_write
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ConversationState, MemoryWrite, Snapshot, StoredTurn
 from memory.categories import Category

@@ -3,7 +3,7 @@
 import json
 from datetime import UTC, date, datetime
 
-from bot.agent.tidy_request import PLAN_TOOL, plan_request
+from bot.upkeep.tidy_request import PLAN_TOOL, plan_request
 from memory.categories import Category
 from memory.items import MemoryItem
 from memory.tokens import count_tokens

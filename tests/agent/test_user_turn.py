@@ -71,9 +71,9 @@ def test_control_characters_never_reach_the_stored_turn():
 
 def test_a_transcript_is_marked_and_its_note_kept_by_reference():
     from bot.agent.request import build_request
-    from bot.agent.voice import Transcript
     from bot.conversations.blocks import VoiceKind
     from bot.conversations.voice_refs import VoiceRef
+    from bot.media.voice import Transcript
 
     ref = VoiceRef(VoiceKind.VIDEO_NOTE, "video/mp4", "DQAC1", 75, 9000, "ab" * 32, True)
     spoken = Transcript(ref, "Call Jan\x00 at nine")
@@ -97,9 +97,9 @@ def test_a_transcript_is_marked_and_its_note_kept_by_reference():
 
 
 def test_a_note_not_transcribed_says_so():
-    from bot.agent.voice import IncomingVoice
     from bot.conversations.blocks import VoiceKind
     from bot.conversations.content import block_text
+    from bot.media.voice import IncomingVoice
 
     ref = IncomingVoice(VoiceKind.VOICE, "AwAC1", 4000, None, None).ref()
     [note, words] = user_turn_content(IncomingMessage(""), NOW, voice=ref)

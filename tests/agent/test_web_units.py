@@ -3,10 +3,10 @@
 from anthropic.types import Message
 
 from bot.agent.request import build_request
-from bot.agent.web_sources import WebSource, web_sources
-from bot.agent.web_tools import split_uses
+from bot.agent.web.sources import WebSource, web_sources
+from bot.agent.web.tools import split_uses
 from bot.conversations.content import block_text, content_tokens
-from bot.telegram.web_sources import MAX_SOURCES, sources_markdown
+from bot.telegram.sources.web import MAX_SOURCES, sources_markdown
 from tests.fakes.anthropic_web import cited, paused_search, search_result, web_fetch, web_search
 
 RESULT = search_result("Opening *hours* [2026]", "https://www.example.com/hours#today")

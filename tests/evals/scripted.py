@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.agent.compaction import SUMMARY_INSTRUCTIONS
+from bot.agent.history.compaction import SUMMARY_INSTRUCTIONS
 from bot.conversations.content import result_text
 from evals.judge import JUDGE_SYSTEM
 from tests.fakes.anthropic_server import Reply, text, tool_use

@@ -6,7 +6,7 @@ from typing import Any
 
 from anthropic import AsyncAnthropic
 
-from bot.agent.tidy_request import PLAN_TOOL
+from bot.upkeep.tidy_request import PLAN_TOOL
 from evals.tidy_eval import run_import_case, run_tidy_case
 from evals.tidy_seed import CONTRADICTIONS, DUPLICATES, EXPIRED, STAY
 from tests.fakes.anthropic_server import FakeAnthropic, tool_use

@@ -3,7 +3,7 @@
 Both fakes need the same facts about media without decoding it: which image format some bytes
 are, an image's width and height (from its header), and how many pages a PDF has. The images
 are read by Pillow, the PDFs by this module's own search of page objects: never by the bot's
-code (bot/agent/media.py), so a mistake there cannot agree with the fakes by construction.
+code (bot/media/media.py), so a mistake there cannot agree with the fakes by construction.
 """
 
 from __future__ import annotations

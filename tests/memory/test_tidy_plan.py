@@ -9,8 +9,8 @@ from memory.categories import Category
 from memory.facts import has_date, missing_facts
 from memory.import_check import check_imports
 from memory.items import MemoryItem
-from memory.tidy_dupes import duplicate_lines
-from memory.tidy_plan import PlanRejected, TidyPlan, max_changes, validate_plan
+from memory.tidy.dupes import duplicate_lines
+from memory.tidy.plan import PlanRejected, TidyPlan, max_changes, validate_plan
 
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from anthropic import AsyncAnthropic
 
-from bot.agent.tidy import PassResult, TidyService
-from bot.agent.tidy_request import PLAN_TOOL
-from memory.batches import BatchStore
+from bot.upkeep.tidy import PassResult, TidyService
+from bot.upkeep.tidy_request import PLAN_TOOL
+from memory.batches.store import BatchStore
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from memory.models import utcnow

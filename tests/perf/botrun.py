@@ -20,8 +20,8 @@ from bot.app import (
 )
 from bot.migrations import upgrade_database_async
 from bot.settings import Settings
-from bot.telegram.processing import PerChatUpdateProcessor
-from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from bot.telegram.runtime.processing import PerChatUpdateProcessor
+from bot.telegram.runtime.rate_limit import ReplyFirstRateLimiter
 from tests.builders import sqlite_url
 from tests.harness import BotHarness
 from tests.perf.fakes import TimedAnthropic, TimedTelegram

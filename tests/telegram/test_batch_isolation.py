@@ -10,7 +10,7 @@ from bot.conversations.models import Conversation
 from bot.conversations.retention import FORGET_BATCH
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
-from bot.telegram.tidy_nightly import run_nightly
+from bot.telegram.tidy.nightly import run_nightly
 from tests.buttons import last_to
 from tests.harness import FRIEND, OWNER
 from tests.tidy_support import archive_line, plan_reply, seed
@@ -29,7 +29,7 @@ async def test_one_owners_failing_nightly_tidy_does_not_stop_the_next_owners(har
         "sendMessage", status=403, description="Forbidden: bot was blocked by the user"
     )
     night = datetime(2026, 11, 26, 19, 10, tzinfo=UTC)  # 04:10 in Tokyo
-    with caplog.at_level(logging.ERROR, logger="bot.telegram.tidy_nightly"):
+    with caplog.at_level(logging.ERROR, logger="bot.telegram.tidy.nightly"):
         assert await run_nightly(harness.running_app, night) == 1
     assert last_to(harness, second)["text"].startswith("Tidy plan: 2 change(s).")
     assert f"nightly tidy of owner {first} failed" in caplog.text

@@ -1,6 +1,6 @@
 """Cooldown: once per key per window, forgetting expired keys, silent when full."""
 
-from bot.telegram.cooldown import Cooldown
+from bot.telegram.runtime.cooldown import Cooldown
 
 
 class Clock:

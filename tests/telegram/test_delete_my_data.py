@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.telegram.processing import lanes
-from memory.batch_values import BatchKind, BatchState
+from bot.telegram.runtime.processing import lanes
+from memory.batches.values import BatchKind, BatchState
 from memory.categories import Category
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.fakes.anthropic_server import Reply, tool_use

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.agent.notices import (
+from bot.media.notices import (
     ConversationTooLong,
     FilesLeftOut,
     FilesOverBudget,
@@ -11,7 +11,7 @@ from bot.agent.notices import (
     Refusal,
     RefusalKind,
 )
-from bot.telegram.file_texts import notice_text, refusal_text
+from bot.telegram.chat.file_texts import notice_text, refusal_text
 
 MB = 1024 * 1024
 

@@ -12,7 +12,7 @@ from telegram import Update
 
 from bot.conversations.leases import Taken, TurnLeases
 from bot.conversations.processes import ProcessId
-from bot.telegram.leases import LeaseKeeper, needs_no_turn
+from bot.telegram.runtime.leases import LeaseKeeper, needs_no_turn
 from tests.builders import OWNER, private_message
 from tests.conversations.test_store import Clock
 

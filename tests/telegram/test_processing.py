@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 from telegram import Chat, Message, Update
 
-from bot.telegram.processing import PerChatUpdateProcessor
+from bot.telegram.runtime.processing import PerChatUpdateProcessor
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ import pytest
 from telegram.error import RetryAfter
 from telegram.ext import AIORateLimiter, ExtBot
 
-from bot.telegram.rate_limit import ReplyFirstRateLimiter
+from bot.telegram.runtime.rate_limit import ReplyFirstRateLimiter
 from tests.fakes.telegram_server import FakeTelegram
 
 BURST = 6

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot.telegram.drafts import DRAFT_INTERVAL_SECONDS
+from bot.telegram.chat.drafts import DRAFT_INTERVAL_SECONDS
 from bot.telegram.texts import TOOL_STATUS_OTHER, tool_status
 from memory.tools import MEMORY_TOOLS, tool_definitions
 from tests.fakes.anthropic_server import (
@@ -72,7 +72,7 @@ async def test_drafts_keep_at_least_the_interval_apart_and_replace_typing(harnes
 async def test_a_reply_that_comes_in_one_burst_gets_typing_and_no_draft(harness, monkeypatch):
     # A loaded machine can take longer than the 0.2 s window to read a burst's events; a
     # wider window keeps the test about the rule (a reply done within it gets no draft).
-    monkeypatch.setattr("bot.telegram.drafts.FIRST_DRAFT_SECONDS", 2.0)
+    monkeypatch.setattr("bot.telegram.chat.drafts.FIRST_DRAFT_SECONDS", 2.0)
     harness.model.latency = 1.0  # a slow start, then every token at once
     harness.model.script(text(STORY))
     assert await harness.say(OWNER, "a story, please") == [STORY]

@@ -1,6 +1,6 @@
 """/memory tidy end to end: the plan, Apply as one batch, Undo all and Redo all, skip, Cancel."""
 
-from bot.agent.tidy_request import PLAN_TOOL
+from bot.upkeep.tidy_request import PLAN_TOOL
 from memory.categories import Category
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.harness import FRIEND, OWNER

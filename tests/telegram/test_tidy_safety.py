@@ -3,9 +3,9 @@
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from bot.agent.tidy_request import PLAN_TOOL
-from bot.telegram.processing import lanes
-from bot.telegram.tidy_nightly import nightly_job, run_nightly
+from bot.telegram.runtime.processing import lanes
+from bot.telegram.tidy.nightly import nightly_job, run_nightly
+from bot.upkeep.tidy_request import PLAN_TOOL
 from memory.categories import Category
 from tests.buttons import button, buttons, last_to, press
 from tests.fakes.anthropic_server import keep_pinging, text

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from bot.telegram.processing import lanes
+from bot.telegram.runtime.processing import lanes
 from bot.telegram.texts import NEW_CONVERSATION, TOOK_TOO_LONG
 from tests.buttons import last_to
 from tests.fakes.anthropic_server import keep_pinging, text, tool_use

@@ -6,7 +6,7 @@ import aiohttp
 import openai
 import pytest
 
-from bot.agent.transcription import TranscriptionFailed, openai_transcriber
+from bot.media.transcription import TranscriptionFailed, openai_transcriber
 from tests.fakes.transcription_server import DEFAULT_TRANSCRIPT, Failure, FakeTranscription
 
 DATA = Path(__file__).resolve().parent.parent / "data"

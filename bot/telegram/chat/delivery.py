@@ -1,0 +1,203 @@
+"""Deliver to a chat: HTML in pieces under Telegram's limit, views with buttons, answers."""
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from anthropic import APIError, APIStatusError
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated
+
+from bot.agent.account import account_problem, describe
+from bot.agent.loop import Answer, TurnFailed
+from bot.agent.stream import Progress, StreamBroken
+from bot.agent.tool_calls import TurnChange
+from bot.conversations.snapshot import ChatThread
+from bot.telegram import texts
+from bot.telegram.chat.drafts import Drafts
+from bot.telegram.chat.file_texts import notice_text
+from bot.telegram.chat.reading import place_of, query_of
+from bot.telegram.chat.typing_indicator import typing_indicator
+from bot.telegram.consent.views import question
+from bot.telegram.context import BotApplication
+from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
+from bot.telegram.runtime.cooldown import Cooldown
+from bot.telegram.runtime.processing import lanes
+from bot.telegram.sources.views import reply_buttons
+from bot.telegram.sources.web import sources_markdown
+from bot.telegram.views import Button, View, change_notices
+from memory.proposals import Proposal
+
+logger = logging.getLogger(__name__)
+
+
+async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
+    """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
+    try:
+        return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
+    except ChatMigrated as moved:
+        # The group became a supergroup; its memories follow when its update arrives.
+        logger.info("chat %s moved to %s; sending there", chat_id, moved.new_chat_id)
+        return await _send_piece(bot, moved.new_chat_id, html, **kwargs)
+    except BadRequest as error:
+        if "can't parse entities" not in str(error).lower():
+            raise
+        logger.warning("Telegram refused our HTML (%s); sending plain text", error)
+    last = None
+    plains = split_plain(html_to_plain(html))
+    # Buttons go under the last piece only, as they would have under the HTML.
+    above = {key: value for key, value in kwargs.items() if key != "reply_markup"}
+    for number, plain in enumerate(plains, 1):
+        options = kwargs if number == len(plains) else above
+        last = await bot.send_message(chat_id, plain, **options)
+    assert last is not None
+    return last
+
+
+async def send_html(
+    bot: Bot, chat_id: int, html: str, *, thread_id: int | None = None, **kwargs
+) -> list[Message]:
+    """Send text we wrote as HTML, split to fit, to the chat (and forum topic)."""
+    kwargs["message_thread_id"] = thread_id
+    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
+
+
+async def send_markdown(
+    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None = None
+) -> list[Message]:
+    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last."""
+    pieces = render_reply(markdown)
+    sent = []
+    for number, piece in enumerate(pieces, 1):
+        last = buttons if number == len(pieces) else None
+        kwargs = {"message_thread_id": place.thread_id, "reply_markup": last}
+        sent.append(await _send_piece(bot, place.chat_id, piece, **kwargs))
+    return sent
+
+
+def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+    """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
+
+
+async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
+    """Send a view as one message (views are built to fit one)."""
+    await send_html(
+        bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
+    )
+
+
+async def show_in_place(update: Update, bot: Bot, view: View) -> None:
+    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
+    message = query_of(update).message
+    if not isinstance(message, Message) or not message.is_accessible:
+        await send_view(bot, place_of(update), view)
+        return
+    try:
+        await message.edit_text(
+            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
+        )
+    except BadRequest as error:
+        # A second press that changes nothing is fine; anything else is a real failure.
+        if "not modified" not in str(error).lower():
+            raise
+
+
+AnswerCall = Callable[[Progress | None], Awaitable[Answer]]
+
+
+async def report_failure(
+    bot: Bot, place: ChatThread, error: BaseException | None, notices: Cooldown | None
+) -> None:
+    """Tell the chat the model call failed: an account problem by name, else an outage.
+
+    A TimeoutError is the turn's deadline passing (TurnFailed's cause): the model took too long.
+    """
+    if isinstance(error, TimeoutError):
+        logger.warning("the turn for chat %s passed its deadline; stopped", place.chat_id)
+        await send_html(bot, place.chat_id, texts.TOOK_TOO_LONG, thread_id=place.thread_id)
+        return
+    problem = account_problem(error) if error is not None else None
+    if problem is None or not isinstance(error, APIStatusError):
+        logger.warning("model call failed for chat %s: %s", place.chat_id, error)
+        await send_html(bot, place.chat_id, texts.MODEL_UNAVAILABLE, thread_id=place.thread_id)
+        return
+    logger.error("model call failed for chat %s: %s", place.chat_id, describe(problem, error))
+    if notices is None or notices.take((problem, place.chat_id)):
+        html = texts.account_problem(problem)
+        await send_html(bot, place.chat_id, html, thread_id=place.thread_id)
+
+
+async def deliver_answer(
+    bot: Bot,
+    place: ChatThread,
+    answer: AnswerCall,
+    drafts: Drafts | None = None,
+    notices: Cooldown | None = None,
+) -> None:
+    """Let the agent answer, showing drafts or typing, then send the reply and notices.
+
+    answer is called with the progress to report to: the chat's drafts, or None where there
+    are none (groups, STREAM_REPLIES off, refused), which also means the model is not streamed.
+    notices keeps an account problem (no credits, a wrong key) to one notice a chat an hour.
+    """
+    stream = drafts.open(bot, place, partial(send_markdown, bot, place)) if drafts else None
+    try:
+        async with (
+            stream or contextlib.nullcontext(),
+            typing_indicator(bot, place, until=stream.shown if stream else None),
+        ):
+            result = await answer(stream)
+    except (APIError, StreamBroken, TurnFailed) as error:
+        # A stream that broke off is a failed call: its text was not stored, and is not sent.
+        cause = error.__cause__ if isinstance(error, TurnFailed) else error
+        await report_failure(bot, place, cause, notices)
+        # What the turn changed before the failure is shown all the same, each with its Undo.
+        await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
+        return
+    # The web pages the reply rests on follow it, before any notice about files.
+    said = [
+        result.text,
+        sources_markdown(result.sources),
+        *(notice_text(notice) for notice in result.notices),
+    ]
+    markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
+    # Under a reply that drew on memories: a button that lists them (source_views).
+    buttons = markup(reply_buttons(result.cited_turn_id, result.memories_cited))
+    await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown, buttons)
+    await send_notices(bot, place, result.changes)
+
+
+async def send_notices(bot: Bot, place: ChatThread, changes: list[TurnChange]) -> None:
+    """Send a notice for each memory change, with its Undo, and for each write refused.
+
+    Then the model's memory question, if it proposed one, with its Remember and No buttons.
+    """
+    notices = change_notices([c for c in changes if not isinstance(c, Proposal)])
+    questions = [question(c) for c in changes if isinstance(c, Proposal)]
+    for view in [*notices, *questions]:
+        await send_view(bot, place, view)
+
+
+async def answer_if_unanswered(
+    application: BotApplication, place: ChatThread, conversation_id: int
+) -> None:
+    """Answer a conversation in its chat's turn, if its newest message still waits for one."""
+    services = application.bot_data.services
+
+    async def answer() -> None:
+        # Read it under the chat's lock: a newer message may have answered or compacted it.
+        snapshot = await services.conversations.snapshot(conversation_id)
+        if snapshot.unanswered:
+            call = partial(services.chat.answer, snapshot)
+            await deliver_answer(
+                application.bot, place, call, services.drafts, services.account_notices
+            )
+
+    await lanes(application).run_exclusive(place.chat_id, answer())

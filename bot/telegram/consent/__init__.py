@@ -1,0 +1,1 @@
+"""Memory proposals in the chat: their question and buttons; imports no wiring."""

@@ -1,0 +1,1 @@
+"""/delete_my_data: its command, buttons and texts; imports no wiring."""

@@ -1,0 +1,1 @@
+"""Importing memories from a file sent in the chat; imports no wiring."""

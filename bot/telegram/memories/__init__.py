@@ -1,0 +1,1 @@
+"""/memory: its commands, buttons, texts and the Markdown export; imports no wiring."""

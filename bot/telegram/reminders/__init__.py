@@ -1,0 +1,1 @@
+"""Reminders in Telegram: fired ones sent, /reminders, /timezone, their views; imports no wiring."""

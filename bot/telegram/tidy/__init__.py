@@ -1,0 +1,1 @@
+"""/memory tidy: commands, buttons, views, texts and the nightly pass; imports no wiring."""

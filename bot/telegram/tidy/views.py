@@ -1,0 +1,62 @@
+"""The plan message and its buttons: skip toggles, Apply or Import, Cancel; then Undo all."""
+
+from bot.telegram.format import utf16_len
+from bot.telegram.tidy import texts
+from bot.telegram.tidy.callbacks import PlanAction, PlanTap, encode_plan
+from bot.telegram.views import Button, View
+from memory.batches.values import Proposal, Reverted
+
+SKIPS_PER_ROW = 5
+# Telegram's limit is 4096; the widths shrink until the plan fits in one message.
+MAX_TEXT_UNITS = 4000
+WIDTHS = (80, 50, 30, 15)
+
+
+def _skip_rows(proposal: Proposal) -> tuple[tuple[Button, ...], ...]:
+    """Return one toggle per line: its number, ticked while it is kept."""
+    buttons = [
+        Button(
+            f"{number} {'✗' if line.get('skip') else '✓'}",
+            encode_plan(PlanAction(PlanTap.SKIP, proposal.id, number - 1)),
+        )
+        for number, line in enumerate(proposal.lines, 1)
+    ]
+    return tuple(
+        tuple(buttons[i : i + SKIPS_PER_ROW]) for i in range(0, len(buttons), SKIPS_PER_ROW)
+    )
+
+
+def plan_view(proposal: Proposal) -> View:
+    """Show a proposed plan, each line with its reason, with the buttons to decide it."""
+    text = ""
+    for width in WIDTHS:
+        text = texts.plan_text(proposal, width)
+        if utf16_len(text) <= MAX_TEXT_UNITS:
+            break
+    decide = (
+        Button(
+            f"{texts.APPLY_LABEL[proposal.kind]} ({len(proposal.chosen)})",
+            encode_plan(PlanAction(PlanTap.APPLY, proposal.id)),
+        ),
+        Button(texts.CANCEL_LABEL, encode_plan(PlanAction(PlanTap.CANCEL, proposal.id))),
+    )
+    return View(text, (*_skip_rows(proposal), decide))
+
+
+def decided_view(proposal: Proposal, outcome: str, *, undoable: bool) -> View:
+    """Show a plan as decided: its lines, the outcome, and Undo all once it is applied."""
+    text = texts.plan_text(proposal, WIDTHS[-1]) + "\n\n" + outcome
+    if utf16_len(text) > MAX_TEXT_UNITS:
+        text = outcome
+    return View(text, revert_buttons(proposal.id, redo=False) if undoable else ())
+
+
+def revert_buttons(batch_id: int, *, redo: bool) -> tuple[tuple[Button, ...], ...]:
+    """Return the one button that reverts a batch: Undo all, or Redo all for an Undo all."""
+    label = texts.REDO_ALL_LABEL if redo else texts.UNDO_ALL_LABEL
+    return ((Button(label, encode_plan(PlanAction(PlanTap.REVERT, batch_id))),),)
+
+
+def reverted_view(result: Reverted, redo: bool) -> View:
+    """Show what an Undo all (or Redo all) did, with the button that reverts it in turn."""
+    return View(texts.reverted(result, redo), revert_buttons(result.batch_id, redo=not redo))

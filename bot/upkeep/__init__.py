@@ -1,0 +1,1 @@
+"""Bulk memory work (tidy passes, imports, erasure); imports neither bot.agent nor telegram."""

@@ -1,0 +1,1 @@
+"""Batches of memory changes (tidy, import): apply, revert, store; imports no telegram or bot."""
