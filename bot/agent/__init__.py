@@ -1,4 +1,4 @@
-"""The agent: the tool loop, request assembly, compaction, and the chat service around them.
+"""The agent: the turn (chat, tool loop, request), its history and its web tools.
 
-Knows no Telegram: never imports telegram or bot.telegram.
+Knows no Telegram: never imports telegram or bot.telegram, nor the bulk work in bot.upkeep.
 """
