@@ -45,3 +45,52 @@ def test_readme_is_short_and_links_every_doc():
     assert len(readme.splitlines()) <= 220
     for doc in DOCS[1:]:
         assert str(doc.relative_to(ROOT)) in readme or doc.name == "README.md", doc
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+LISTED_ROOTS = ("bot", "memory", "evals")
+ENTRY = re.compile(r"( *)([\w.]+(?:/|\.py))(?:  |$)")
+
+
+def listed_modules(text: str) -> list[str]:
+    """Return the paths the layout tree of docs/architecture.md lists, a folder as its package."""
+    tree = text.split("```")[1]
+    stack: list[str] = []
+    listed = []
+    for line in tree.splitlines():
+        entry = ENTRY.match(line)
+        if not entry or len(entry.group(1)) % 2 or len(entry.group(1)) > 16:
+            continue  # a description carried over to the next line
+        depth, name = len(entry.group(1)) // 2, entry.group(2)
+        del stack[depth:]
+        path = "/".join([*stack, name.rstrip("/")])
+        if name.endswith("/"):
+            stack.append(name.rstrip("/"))
+            path += "/__init__.py"
+        listed.append(path)
+    return [path for path in listed if path.split("/")[0] in LISTED_ROOTS]
+
+
+def product_modules() -> set[str]:
+    """Return the path of every module of bot/, memory/ and evals/."""
+    return {
+        str(path.relative_to(ROOT))
+        for package in LISTED_ROOTS
+        for path in (ROOT / package).rglob("*.py")
+    }
+
+
+def test_the_architecture_lists_every_module_and_no_other():
+    listed = listed_modules(ARCHITECTURE.read_text())
+    assert sorted(product_modules() - set(listed)) == [], "missing from docs/architecture.md"
+    assert sorted(set(listed) - product_modules()) == [], "listed but not there"
+    assert len(listed) == len(set(listed)), "listed twice"
+
+
+def test_the_module_list_misses_a_removed_line_and_a_made_up_one():
+    text = ARCHITECTURE.read_text()
+    assert "bot/telegram/chat/drafts.py" in listed_modules(text)
+    without = text.replace("      drafts.py ", "      nothing ", 1)
+    assert "bot/telegram/chat/drafts.py" not in listed_modules(without)
+    made_up = text.replace("  agent/ ", "  agent/\n    made_up.py ", 1)
+    assert "bot/agent/made_up.py" in listed_modules(made_up)
