@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tidy_request import ask_for_plan, plan_request
 from memory.batch_values import BatchKind, BatchState, digest_of
@@ -121,14 +120,3 @@ class TidyService:
             error.tokens = tokens
             raise
         return lines, tokens
-
-
-def tidy_service(
-    client: AsyncAnthropic,
-    model: str,
-    store: MemoryStore,
-    sessionmaker: async_sessionmaker[AsyncSession],
-    token_cap: int,
-) -> TidyService:
-    """Build the tidy service on the memory store's database, keeping to its limit."""
-    return TidyService(client, model, store, BatchStore(sessionmaker, store.limit), token_cap)

@@ -7,8 +7,8 @@ from memory.ids import ID_REGEX
 
 # Telegram refuses callback data over 64 bytes.
 MAX_CALLBACK_BYTES = 64
-# Every callback data we write starts with one of these; others are not ours.
-CALLBACK_PATTERN = r"^(m|u|p|s):"
+# Every callback data of these actions starts with one of these (bot/telegram/buttons.py).
+PREFIXES = ("m:", "u:", "p:")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.agent.erasure import Erased, Holdings
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View
 
 # /memory off or on that came while everything was being deleted: not made after it.
 SWITCH_DURING_DELETION = (
@@ -13,7 +13,7 @@ SWITCH_DURING_DELETION = (
     "is on, as after every deletion. Send it again to change it."
 )
 # Our buttons' data start so; bot/telegram/callbacks.py's namespaces are others.
-CALLBACK_PATTERN = r"^e:"
+PREFIX = "e:"
 _DATA = re.compile(r"e:([yxn]):([1-9][0-9]{0,19}):([1-9][0-9]{0,11})")
 
 

@@ -11,9 +11,9 @@ from telegram.ext import ApplicationHandlerStop
 from bot.telegram import texts
 from bot.telegram.context import BotContext
 from bot.telegram.cooldown import Clock, Cooldown
-from bot.telegram.delivery import send_html
 from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.reading import place_of
+from bot.telegram.sending import send_html
 
 logger = logging.getLogger(__name__)
 

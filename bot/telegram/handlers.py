@@ -13,11 +13,12 @@ from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.telegram import texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.cooldown import Cooldown
-from bot.telegram.delivery import answer_if_unanswered, deliver_answer, send_html, send_markdown
+from bot.telegram.delivery import answer_if_unanswered, deliver_answer
 from bot.telegram.file_texts import refusal_text
 from bot.telegram.filters import ADDRESSED_TO_BOT
 from bot.telegram.lifecycle import answer_left_over
 from bot.telegram.reading import incoming_of, message_of, place_of
+from bot.telegram.sending import send_html, send_markdown
 
 logger = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from telegram import Update
 from bot.agent.memory_import import ImportOutcome
 from bot.telegram import tidy_texts as texts
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import send_view
 from bot.telegram.handlers import say
 from bot.telegram.reading import place_of
 from bot.telegram.tidy_views import plan_view
+from bot.telegram.ui import send_view
 from memory.import_file import ImportTooBig
 
 # A text file to import is read whole; an export may be a zip of up to Telegram's 20 MB.

@@ -4,18 +4,20 @@ from functools import partial
 
 from telegram import InputFile, Update
 from telegram.constants import ParseMode
+from telegram.ext import CommandHandler
 
 from bot.telegram import delete_texts
 from bot.telegram import memory_texts as texts
-from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import send_view
+from bot.telegram.context import BotApplication, BotContext, owner_id
+from bot.telegram.filters import NEW_MESSAGES
 from bot.telegram.handlers import say
 from bot.telegram.import_commands import import_memories
 from bot.telegram.markdown_export import MARKDOWN_WORDS, export_markdown
 from bot.telegram.reading import place_of
 from bot.telegram.tidy_commands import tidy_memories
 from bot.telegram.tidy_texts import batch_notes
-from bot.telegram.views import View, clear_question, memory_page
+from bot.telegram.ui import View, send_view
+from bot.telegram.views import clear_question, memory_page
 from memory.items import MemoryAtLimit, MemoryNotDeleted, MemoryNotFound
 
 SEARCH_RESULTS_SHOWN = 20
@@ -200,3 +202,8 @@ async def memory_command(update: Update, context: BotContext) -> None:
         await handler(update, context)
     except MemoryNotFound as missing:
         await say(update, context, texts.unknown_memory(missing.memory_id))
+
+
+def register(application: BotApplication) -> None:
+    """Handle /memory (its buttons go through bot/telegram/buttons.py)."""
+    application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))

@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
 from bot.reminders.timing import Occurrence, TimingError, describe, place
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View
 
 PER_PAGE = 8
-CALLBACK_PATTERN = r"^r:"
+PREFIX = "r:"  # of every reminder button's data
 
 
 class Press(enum.StrEnum):

@@ -12,11 +12,11 @@ from html import escape
 
 from bot.telegram import memory_texts as texts
 from bot.telegram.callbacks import MAX_CALLBACK_BYTES
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View
 from memory.ids import ID_REGEX
 from memory.items import MemoryItem
 
-# Every callback data of a sources button starts so (callbacks.CALLBACK_PATTERN has it too).
+# Every callback data of a sources button starts so.
 PREFIX = "s:"
 # The most memories one list shows (a search returns 10; the block adds a few).
 MAX_SHOWN = 12
@@ -69,11 +69,6 @@ def encode(action: SourceAction) -> str:
     if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
         raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
     return data
-
-
-def is_source_press(data: str | None) -> bool:
-    """Tell whether a button's callback data is a sources button's, well formed or not."""
-    return (data or "").startswith(PREFIX)
 
 
 def parse(data: str | None) -> SourceAction | None:

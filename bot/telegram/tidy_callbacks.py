@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 # Every callback data of a plan's buttons starts so; a malformed one is a stale button.
-CALLBACK_PATTERN = r"^t:"
+PREFIX = "t:"
 _DATA = re.compile(r"t:([ascr]):([1-9][0-9]{0,17})(?::([0-9]{1,3}))?")
 
 

@@ -9,9 +9,10 @@ from bot.agent.tidy import PassOutcome, PassResult, TidyService
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import tidy_texts as texts
 from bot.telegram.context import BotContext, Services, owner_id
-from bot.telegram.delivery import send_html, send_view
 from bot.telegram.reading import place_of
+from bot.telegram.sending import send_html
 from bot.telegram.tidy_views import plan_view
+from bot.telegram.ui import send_view
 from memory.models import utcnow
 
 

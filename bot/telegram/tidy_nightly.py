@@ -12,10 +12,10 @@ from bot.agent.tidy import PassResult
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import tidy_texts as texts
 from bot.telegram.context import BotApplication, BotContext
-from bot.telegram.delivery import send_view
 from bot.telegram.processing import lanes
 from bot.telegram.tidy_commands import owner_zone, show_outcome
 from bot.telegram.tidy_views import decided_view
+from bot.telegram.ui import send_view
 from memory.batch_values import BatchStale, BatchTooBig
 from memory.models import utcnow
 

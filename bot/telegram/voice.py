@@ -17,11 +17,11 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.conversations.voice_refs import KIND_NAMES, clock_time
 from bot.telegram.context import BotContext, owner_id
-from bot.telegram.delivery import send_html
 from bot.telegram.format import visible_text
 from bot.telegram.handlers import answer_incoming
 from bot.telegram.lifecycle import answer_left_over
 from bot.telegram.reading import incoming_of, place_of
+from bot.telegram.sending import send_html
 from bot.telegram.typing_indicator import typing_indicator
 
 logger = logging.getLogger(__name__)
