@@ -138,9 +138,12 @@ class Consent:
         if not await self._switch.is_on(owner_id):
             return Tap(TapResult.MEMORY_OFF, proposal)
         ctx = ToolContext(
-            self._store, self._switch, owner_id, proposal.conversation_id,
+            self._store,
+            self._switch,
+            owner_id,
+            proposal.conversation_id,
             memory_limit=self._store.limit,
-        )  # fmt: skip
+        )
         args = AddToMemoryArgs(
             content=proposal.content, category=proposal.category, subject=proposal.subject
         )

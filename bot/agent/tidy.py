@@ -78,9 +78,13 @@ class TidyService:
         if await self.batches.last_digest(owner_id) == digest:
             return PassOutcome(PassResult.NOTHING_NEW)
         record = partial(
-            self.batches.record, owner_id, BatchKind.TIDY, digest=digest, at=now,
+            self.batches.record,
+            owner_id,
+            BatchKind.TIDY,
+            digest=digest,
+            at=now,
             automatic=automatic,
-        )  # fmt: skip
+        )
         tokens = 0
         try:
             lines, tokens = await self._plan(items, now.astimezone(zone).date())

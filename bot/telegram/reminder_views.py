@@ -117,9 +117,11 @@ def _line(reminder: ReminderRecord, now: datetime) -> str:
     """Return one reminder's line in /reminders."""
     kind = " <i>(check-in: I answer it with the model)</i>" if reminder.check_in else ""
     repeat = f" <i>(repeats {html.escape(reminder.rule)})</i>" if reminder.rule else ""
-    paused = " <i>(paused: you had blocked me; set it again to resume)</i>" if (
-        reminder.state == "paused"
-    ) else ""  # fmt: skip
+    paused = (
+        " <i>(paused: you had blocked me; set it again to resume)</i>"
+        if (reminder.state == "paused")
+        else ""
+    )
     return (
         f"• <b>{html.escape(reminder.text)}</b>{kind}{repeat}{paused}\n"
         f"  {html.escape(when_text(reminder, now))}"
@@ -127,9 +129,12 @@ def _line(reminder: ReminderRecord, now: datetime) -> str:
 
 
 def page(
-    reminders: Sequence[ReminderRecord], total: int, number: int, now: datetime,
+    reminders: Sequence[ReminderRecord],
+    total: int,
+    number: int,
+    now: datetime,
     missed_ones: Sequence[ReminderRecord] = (),
-) -> View:  # fmt: skip
+) -> View:
     """Build one page of /reminders: the next ones, each with Cancel, and Prev/Next."""
     pages = max(1, -(-total // PER_PAGE))
     if not reminders:

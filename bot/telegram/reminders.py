@@ -92,9 +92,12 @@ class TelegramOutlet:
         """Send a plain reminder with its buttons; never a model call."""
         view = views.fired(reminder, reminder.next_fire_at, late)
         sent = await send_html(
-            self._application.bot, reminder.chat_id, view.text, thread_id=reminder.thread_id,
+            self._application.bot,
+            reminder.chat_id,
+            view.text,
+            thread_id=reminder.thread_id,
             reply_markup=markup(view.buttons),
-        )  # fmt: skip
+        )
 
         async def remember() -> None:
             await self._in_lane(reminder, partial(self._remember, reminder, view.text))
@@ -129,9 +132,10 @@ class TelegramOutlet:
         async def answer() -> None:
             note = f"[A check-in the user scheduled (reminder {reminder.id}) fires now.]"
             snapshot = await services.conversations.store_user_message(
-                place, reminder.owner_id,
+                place,
+                reminder.owner_id,
                 [text_block(f"{note}\n{reminder.text}")],
-            )  # fmt: skip
+            )
             call = partial(services.chat.answer, snapshot)
             await deliver_answer(
                 self._application.bot, place, call, services.drafts, services.account_notices

@@ -76,8 +76,12 @@ async def _revert(update: Update, context: BotContext, action: PlanAction) -> No
     await send_view(context.bot, place_of(update), reverted_view(result, redo))
 
 
-HANDLERS = {PlanTap.SKIP: _skip, PlanTap.CANCEL: _cancel, PlanTap.APPLY: _apply,
-            PlanTap.REVERT: _revert}  # fmt: skip
+HANDLERS = {
+    PlanTap.SKIP: _skip,
+    PlanTap.CANCEL: _cancel,
+    PlanTap.APPLY: _apply,
+    PlanTap.REVERT: _revert,
+}
 
 
 async def run_button(update: Update, context: BotContext, action: PlanAction) -> None:
