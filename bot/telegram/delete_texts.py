@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.agent.erasure import Erased, Holdings
-from bot.telegram.ui import Button, View
+from bot.telegram.ui import Button, View, callback_data
 
 # /memory off or on that came while everything was being deleted: not made after it.
 SWITCH_DURING_DELETION = (
@@ -36,7 +36,7 @@ class Answer:
 
 def encode(answer: Answer) -> str:
     """Return a button's callback data (at most 38 bytes, well under Telegram's 64)."""
-    return f"e:{answer.choice.value}:{answer.asker}:{answer.asked_at}"
+    return callback_data("e", answer.choice.value, answer.asker, answer.asked_at)
 
 
 def parse(data: str | None) -> Answer | None:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
 from bot.reminders.timing import Occurrence, TimingError, describe, place
-from bot.telegram.ui import Button, View
+from bot.telegram.ui import Button, View, callback_data
 
 PER_PAGE = 8
 PREFIX = "r:"  # of every reminder button's data
@@ -43,7 +43,7 @@ BAD_RULE = (
 
 def press_data(press: Press, number: int, page: int | None = None) -> str:
     """Return a button's callback data: the press, the reminder id (or page) and the page."""
-    return f"r:{press.value}:{number}" + (f":{page}" if page is not None else "")
+    return callback_data("r", press.value, number, *([] if page is None else [page]))
 
 
 def parse_press(data: str | None) -> tuple[Press, int, int] | None:

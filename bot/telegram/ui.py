@@ -19,6 +19,17 @@ from bot.conversations.snapshot import ChatThread
 from bot.telegram.reading import place_of, query_of
 from bot.telegram.sending import send_html
 
+# Telegram refuses callback data over 64 bytes.
+MAX_CALLBACK_BYTES = 64
+
+
+def callback_data(prefix: str, *fields: object) -> str:
+    """Join a button's prefix and fields with colons, refusing data Telegram would refuse."""
+    data = ":".join([prefix, *(str(field) for field in fields)])
+    if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
+        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
+    return data
+
 
 @dataclass(frozen=True)
 class Button:
