@@ -104,5 +104,6 @@ async def run_trial(
         memories = await services.memories.export(case.owner_id)
     finally:
         # Not services.anthropic.close(): that would close the HTTP client the run shares.
+        await services.voice.close()  # a transcriber's client, if TRANSCRIPTION_* are set
         await services.engine.dispose()
     return Transcript(replies, recorder.exchanges, seeds, memories, error)
