@@ -9,6 +9,7 @@ from telegram import Update
 from bot.telegram import memory_texts as texts
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.handlers import say
+from bot.telegram.memory_buttons import stale_button
 from bot.telegram.reading import place_of, query_of
 from bot.telegram.source_views import (
     ForgetSource,
@@ -19,11 +20,6 @@ from bot.telegram.source_views import (
 )
 from bot.telegram.ui import View, send_view, show_in_place
 from memory.items import MemoryNotFound
-
-
-async def stale_button(update: Update, context: BotContext) -> None:
-    """Say a button no longer works (malformed, or not the owner's), as memory_buttons does."""
-    await query_of(update).answer(texts.STALE_BUTTON, show_alert=True)
 
 
 async def _cited(update: Update, context: BotContext, turn_id: int) -> list[str] | None:
