@@ -20,11 +20,14 @@ from bot.agent.tidy import TidyService
 from bot.agent.tool_calls import ToolCalls
 from bot.agent.transcription import openai_transcriber
 from bot.agent.voice import VoiceNotes
+from bot.agent.web_tools import WebConfig
+from bot.agent.web_turn import WebTools, ZoneOf
 from bot.conversations.leases import TurnLeases
 from bot.conversations.notes import PendingNotes
 from bot.conversations.search import ConversationSearch
 from bot.conversations.sources import ReplySources
 from bot.conversations.store import ConversationStore
+from bot.conversations.web_uses import WebUses
 from bot.reminders.due import Clock as ReminderClock
 from bot.reminders.store import ReminderStore
 from bot.reminders.tools import ReminderTools
@@ -32,7 +35,6 @@ from bot.settings import Settings
 from bot.telegram.context import Services, account_notices
 from bot.telegram.cooldown import Clock
 from bot.telegram.drafts import Drafts
-from bot.web_setup import web_tools
 from memory.batches import BatchStore
 from memory.control import MemoryControl
 from memory.db import create_engine, create_sessionmaker
@@ -119,6 +121,17 @@ def memory_parts(settings: Settings, sessionmaker: async_sessionmaker[AsyncSessi
     proposals = ProposalStore(sessionmaker, settings.max_memory_proposals)
     consent = Consent(proposals, store, switch, PendingNotes(sessionmaker))
     return MemoryParts(store, switch, UndoLog(sessionmaker, limit), consent)
+
+
+def web_tools(
+    settings: Settings,
+    sessionmaker: async_sessionmaker[AsyncSession],
+    zone_of: ZoneOf,
+    clock: Callable[[], datetime],
+) -> WebTools:
+    """Return the web tools within WEB_TOOLS, WEB_USES_PER_TURN and WEB_USES_PER_DAY."""
+    config = WebConfig(settings.web_tools, settings.web_uses_per_turn, settings.web_uses_per_day)
+    return WebTools(config, WebUses(sessionmaker), zone_of, settings.zone, clock)
 
 
 def agent_parts(
