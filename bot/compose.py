@@ -72,7 +72,7 @@ def file_cache(settings: Settings) -> FileCache:
     return FileCache(settings.file_cache_dir, settings.file_cache_mb * 1024 * 1024)
 
 
-def build_voice(settings: Settings, source: FileSource) -> VoiceNotes:
+def build_voice(settings: Settings, source: FileSource, cache: FileCache) -> VoiceNotes:
     """Build voice notes' service: transcribed when TRANSCRIPTION_* are set, else refused."""
     transcriber = None
     if settings.transcription_on:
@@ -84,8 +84,7 @@ def build_voice(settings: Settings, source: FileSource) -> VoiceNotes:
             settings.transcription_model,
         )
     max_bytes = settings.voice_max_mb * 1024 * 1024
-    cache, seconds = file_cache(settings), settings.voice_max_seconds
-    return VoiceNotes(source, cache, transcriber, seconds, max_bytes)
+    return VoiceNotes(source, cache, transcriber, settings.voice_max_seconds, max_bytes)
 
 
 def model_client(
@@ -192,7 +191,7 @@ def build_services(
         leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
         eraser=DataEraser(sessionmaker, files.cache),
         consent=memory.consent,
-        voice=build_voice(settings, source),
+        voice=build_voice(settings, source, files.cache),
         drafts=Drafts(settings.stream_replies),
         account_notices=account_notices(clocks.notices),
         tidy=tidy,
