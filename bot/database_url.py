@@ -17,16 +17,44 @@ from memory.db import POSTGRES_DRIVERS, SSL_MODES, DatabaseUrlError, parse_datab
 # would make pg_dump refuse the whole URI, and means nothing to it.
 LIBPQ_PARAMS = frozenset(
     {
-        "application_name", "channel_binding", "client_encoding", "connect_timeout",
-        "fallback_application_name", "gssdelegation", "gssencmode", "gsslib", "hostaddr",
-        "keepalives", "keepalives_count", "keepalives_idle", "keepalives_interval",
-        "krbsrvname", "load_balance_hosts", "options", "passfile", "replication",
-        "requirepeer", "service", "ssl_max_protocol_version", "ssl_min_protocol_version",
-        "sslcert", "sslcertmode", "sslcompression", "sslcrl", "sslcrldir", "sslkey",
-        "sslkeylogfile", "sslmode", "sslnegotiation", "sslpassword", "sslrootcert", "sslsni",
-        "target_session_attrs", "tcp_user_timeout",
+        "application_name",
+        "channel_binding",
+        "client_encoding",
+        "connect_timeout",
+        "fallback_application_name",
+        "gssdelegation",
+        "gssencmode",
+        "gsslib",
+        "hostaddr",
+        "keepalives",
+        "keepalives_count",
+        "keepalives_idle",
+        "keepalives_interval",
+        "krbsrvname",
+        "load_balance_hosts",
+        "options",
+        "passfile",
+        "replication",
+        "requirepeer",
+        "service",
+        "ssl_max_protocol_version",
+        "ssl_min_protocol_version",
+        "sslcert",
+        "sslcertmode",
+        "sslcompression",
+        "sslcrl",
+        "sslcrldir",
+        "sslkey",
+        "sslkeylogfile",
+        "sslmode",
+        "sslnegotiation",
+        "sslpassword",
+        "sslrootcert",
+        "sslsni",
+        "target_session_attrs",
+        "tcp_user_timeout",
     }
-)  # fmt: skip
+)
 
 
 def libpq_url(url: str) -> str:
@@ -43,9 +71,14 @@ def libpq_url(url: str) -> str:
     if query.get("sslmode", "prefer") not in SSL_MODES:
         raise DatabaseUrlError(f"DATABASE_URL has an unknown sslmode {query['sslmode']!r}")
     libpq = URL.create(
-        "postgresql", parsed.username, parsed.password, parsed.host, parsed.port,
-        parsed.database, query,
-    )  # fmt: skip
+        "postgresql",
+        parsed.username,
+        parsed.password,
+        parsed.host,
+        parsed.port,
+        parsed.database,
+        query,
+    )
     return libpq.render_as_string(hide_password=False)
 
 

@@ -8,7 +8,7 @@ from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.loop import TurnFailed
 from bot.agent.user_turn import Forwarded, IncomingMessage
-from bot.app import build_files, build_services
+from bot.compose import Clocks, build_services
 from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.voice_refs import VoiceRef
@@ -91,11 +91,8 @@ async def run_trial(
     case: Case, settings: Settings, http_client: DefaultAsyncHttpxClient
 ) -> Transcript:
     """Run the case once on the database the settings name, through the run's HTTP client."""
-    files = build_files(settings, NoFiles())
-    services = build_services(
-        settings, files, clock=lambda: case.now, http_client=http_client,
-        reminder_clock=CaseClock(case.now),
-    )  # fmt: skip
+    clocks = Clocks(now=lambda: case.now, reminders=CaseClock(case.now))
+    services = build_services(settings, NoFiles(), clocks=clocks, http_client=http_client)
     try:
         with Recorder().active() as recorder:
             seeds = await seed_memories(services.memories, case)
@@ -107,5 +104,6 @@ async def run_trial(
         memories = await services.memories.export(case.owner_id)
     finally:
         # Not services.anthropic.close(): that would close the HTTP client the run shares.
+        await services.voice.close()  # a transcriber's client, if TRANSCRIPTION_* are set
         await services.engine.dispose()
     return Transcript(replies, recorder.exchanges, seeds, memories, error)

@@ -29,10 +29,18 @@ SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full"
 # in a query-only DSN that asyncpg merges with the host, user and database it is given.
 DSN_ONLY_PARAMS = frozenset(
     {
-        "sslrootcert", "sslcert", "sslkey", "sslcrl", "sslpassword", "sslnegotiation",
-        "ssl_min_protocol_version", "ssl_max_protocol_version", "application_name", "options",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "sslcrl",
+        "sslpassword",
+        "sslnegotiation",
+        "ssl_min_protocol_version",
+        "ssl_max_protocol_version",
+        "application_name",
+        "options",
     }
-)  # fmt: skip
+)
 # libpq parameters asyncpg has no equivalent for; TLS settings above still apply.
 UNSUPPORTED_PARAMS = frozenset({"channel_binding", "gssencmode", "sslcompression", "sslsni"})
 

@@ -9,12 +9,22 @@ import re
 
 # Words naming a secret field, each with how a refusal names it.
 _FIELDS = {
-    "password": "a password", "passwort": "a password", "kennwort": "a password",
-    "passcode": "a passcode", "passphrase": "a passphrase", "contraseña": "a password",
-    "senha": "a password", "pin": "a PIN", "puk": "a PUK", "cvv": "a card security code",
-    "cvc": "a card security code", "otp": "a one-time code", "token": "a token",
-    "secret": "a secret", "apikey": "an API key",
-}  # fmt: skip
+    "password": "a password",
+    "passwort": "a password",
+    "kennwort": "a password",
+    "passcode": "a passcode",
+    "passphrase": "a passphrase",
+    "contraseña": "a password",
+    "senha": "a password",
+    "pin": "a PIN",
+    "puk": "a PUK",
+    "cvv": "a card security code",
+    "cvc": "a card security code",
+    "otp": "a one-time code",
+    "token": "a token",
+    "secret": "a secret",
+    "apikey": "an API key",
+}
 # Everyday words too ("a token of thanks", "the secret is out"): a secret only with digits.
 _WEAK_FIELDS = frozenset({"token", "secret"})
 # Two-word fields, matched as one.

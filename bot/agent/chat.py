@@ -73,9 +73,13 @@ class ChatService:
         )
 
     async def keep_unread_voice(
-        self, place: ChatThread, owner_id: int, message: IncomingMessage, unread: VoiceNotRead,
+        self,
+        place: ChatThread,
+        owner_id: int,
+        message: IncomingMessage,
+        unread: VoiceNotRead,
         reply: str,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Store a note that was not transcribed, by reference, with the reply the user got.
 
         Nothing is lost: its file id stays with the turn. The model is not called; the reply

@@ -9,8 +9,6 @@ message (bot.conversations.notes).
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from bot.conversations.notes import PendingNotes
 from bot.conversations.snapshot import ChatThread
 from memory.block import quoted
@@ -140,9 +138,12 @@ class Consent:
         if not await self._switch.is_on(owner_id):
             return Tap(TapResult.MEMORY_OFF, proposal)
         ctx = ToolContext(
-            self._store, self._switch, owner_id, proposal.conversation_id,
+            self._store,
+            self._switch,
+            owner_id,
+            proposal.conversation_id,
             memory_limit=self._store.limit,
-        )  # fmt: skip
+        )
         args = AddToMemoryArgs(
             content=proposal.content, category=proposal.category, subject=proposal.subject
         )
@@ -185,11 +186,3 @@ class Consent:
     async def undone(self, place: ChatThread, owner_id: int, result: UndoResult) -> None:
         """Tell the model, in the chat's open conversation, that the user undid its change."""
         await self.notes.add_to_open(place, owner_id, undone_note(result))
-
-
-def consent_on(
-    sessionmaker: async_sessionmaker[AsyncSession], store: MemoryStore, max_proposals: int
-) -> Consent:
-    """Build the answers to memory questions on a database, at most max_proposals a talk."""
-    proposals = ProposalStore(sessionmaker, max_proposals)
-    return Consent(proposals, store, MemorySwitch(sessionmaker), PendingNotes(sessionmaker))

@@ -42,13 +42,7 @@ from bot.media.unreadable import (
     without_file,
 )
 from bot.reminders.tools import ReminderTools
-from memory.store import MemoryStore
-from memory.switch import MemorySwitch
-from memory.tools import (
-    MEMORY_TOOLS,
-    PastConversations,
-    tool_definitions,
-)
+from memory.tools import MEMORY_TOOLS, tool_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -119,37 +113,37 @@ class _TurnState:
         return self.answer
 
 
+@dataclass(frozen=True)
+class AgentParts:
+    """What the loop works with, each built once by the composition root (bot.compose)."""
+
+    client: AsyncAnthropic
+    config: AgentConfig
+    conversations: ConversationStore
+    tool_calls: ToolCalls
+    files: Files
+    # The memories each reply cited, kept in the database the memories are in.
+    sources: ReplySources
+    reminders: ReminderTools | None = None
+    consent: Consent | None = None
+    web: WebTools | None = None
+
+
 class Agent:
     """Runs one user turn of a conversation through the model and the memory tools."""
 
-    def __init__(
-        self,
-        client: AsyncAnthropic,
-        config: AgentConfig,
-        conversations: ConversationStore,
-        store: MemoryStore,
-        switch: MemorySwitch,
-        past: PastConversations,
-        files: Files,
-        reminders: ReminderTools | None = None,
-        consent: Consent | None = None,
-        web: WebTools | None = None,
-    ):
-        self._client = client
-        self._web = web
-        proposals = consent.proposals if consent else None
-        self._tool_calls = ToolCalls(
-            store, switch, past, config.memory_limit, config.zone, reminders, proposals
-        )
-        self._consent = consent
+    def __init__(self, parts: AgentParts):
+        self._client = parts.client
+        self._web = parts.web
+        self._tool_calls = parts.tool_calls
+        self._consent = parts.consent
         # Reminders work with memory off too, so their tools come after the memory tools.
-        self._reminder_tools = reminders.definitions() if reminders else []
-        self._files = files
-        self._config = config
+        self._reminder_tools = parts.reminders.definitions() if parts.reminders else []
+        self._files = parts.files
+        self._config = parts.config
         self._tools = tool_definitions(MEMORY_TOOLS)
-        self._conversations = conversations
-        # The memories each reply cited, kept in the database the memories are in.
-        self.sources = ReplySources(store.sessionmaker)
+        self._conversations = parts.conversations
+        self.sources = parts.sources
 
     async def run(
         self, snapshot: Snapshot, progress: Progress | None = None, deadline: float | None = None

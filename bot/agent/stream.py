@@ -60,8 +60,9 @@ async def _stream_once(
                     shown = True
                     progress.text(reply_so_far(earlier, stream.current_message_snapshot))
                 elif event.type == "content_block_start" and event.content_block.type in (
-                    "tool_use", "server_tool_use"
-                ):  # fmt: skip
+                    "tool_use",
+                    "server_tool_use",
+                ):
                     progress.tool(event.content_block.name)
                 elif event.type == "content_block_stop":
                     # A web tool's input has streamed in whole: say what it searches or reads.

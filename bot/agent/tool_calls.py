@@ -56,12 +56,7 @@ class ToolCalls:
         """Run a message's tool calls; return their results and writes, collecting changes."""
         # The user's message answered: in a group its member's (whose facts are whose).
         asked = message_turn(turns)
-        ctx = ToolContext(
-            self.store, self.switch, conversation.owner_id, conversation.id,
-            memory_limit=self.memory_limit, zone=self.zone, conversations=self.past,
-            speaker=asked.said_by.speaker if asked and asked.said_by else None,
-            proposals=self.proposals, turn_id=asked.id if asked else None,
-        )  # fmt: skip
+        ctx = self._context(conversation, asked)
         results: Content = []
         writes: list[MemoryWrite] = []
         for block in message.content:
@@ -74,12 +69,29 @@ class ToolCalls:
             if outcome.change is not None:
                 writes.append(memory_write(block.id, outcome.change))
             result: ToolResultBlockParam = {
-                "type": "tool_result", "tool_use_id": block.id, "content": result_content(outcome)
-            }  # fmt: skip
+                "type": "tool_result",
+                "tool_use_id": block.id,
+                "content": result_content(outcome),
+            }
             if outcome.is_error:
                 result["is_error"] = True
             results.append(result)
         return results, writes
+
+    def _context(self, conversation: ConversationState, asked: StoredTurn | None) -> ToolContext:
+        """Return what the memory tools know of this turn: its owner, speaker and message."""
+        return ToolContext(
+            self.store,
+            self.switch,
+            conversation.owner_id,
+            conversation.id,
+            memory_limit=self.memory_limit,
+            zone=self.zone,
+            conversations=self.past,
+            speaker=asked.said_by.speaker if asked and asked.said_by else None,
+            proposals=self.proposals,
+            turn_id=asked.id if asked else None,
+        )
 
     async def _run_one(
         self, ctx: ToolContext, conversation: ConversationState, name: str, tool_input: object

@@ -92,10 +92,11 @@ class TurnLeases:
             current = _incarnation(connection).label("current")
             row = (
                 await connection.execute(
-                    select(TurnLease.holder, TurnLease.expires_at, TurnLease.incarnation, current)
-                    .where(TurnLease.chat_id == chat_id)
+                    select(
+                        TurnLease.holder, TurnLease.expires_at, TurnLease.incarnation, current
+                    ).where(TurnLease.chat_id == chat_id)
                 )
-            ).one_or_none()  # fmt: skip
+            ).one_or_none()
             if row is None:
                 return None  # released just now: the caller asks again
             if row.holder == self.holder:
@@ -143,8 +144,13 @@ class TurnLeases:
     async def _beat(self, connection: AsyncConnection, now: datetime) -> None:
         """Write this process's row, lasting until a beat from now."""
         insert = postgres_insert if connection.dialect.name == "postgresql" else sqlite_insert
-        values = {"holder": self.holder, "host": self.process.host, "pid": self.process.pid,
-                  "started": self.process.started, "expires_at": now + self.beat}  # fmt: skip
+        values = {
+            "holder": self.holder,
+            "host": self.process.host,
+            "pid": self.process.pid,
+            "started": self.process.started,
+            "expires_at": now + self.beat,
+        }
         statement = insert(BotProcess).values(values)
         await connection.execute(
             statement.on_conflict_do_update(
@@ -157,8 +163,13 @@ class TurnLeases:
         now = self._clock()
         async with self._sessionmaker() as session:
             rows = (await session.execute(select(BotProcess))).scalars().all()
-        here = [r.holder for r in rows if r.host == self.process.host and r.holder != self.holder
-                and gone_here(ProcessId(r.host, r.pid, r.started))]  # fmt: skip
+        here = [
+            r.holder
+            for r in rows
+            if r.host == self.process.host
+            and r.holder != self.holder
+            and gone_here(ProcessId(r.host, r.pid, r.started))
+        ]
         gone = here + [r.holder for r in rows if r.expires_at <= now and r.holder not in here]
         if not gone:
             return []

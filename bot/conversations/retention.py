@@ -78,7 +78,9 @@ async def _forget_one(
             raise
         logger.warning(
             "could not delete conversation %s of owner %s (%s); the others go on",
-            conversation_id, owner_id, type(error).__name__,
-        )  # fmt: skip
+            conversation_id,
+            owner_id,
+            type(error).__name__,
+        )
         stuck.add(conversation_id)
         return 0

@@ -48,10 +48,14 @@ def state_of(row: NamedRow) -> ConversationState:
     """Read a conversation's state from a row by column name, never by position."""
     values = row._mapping
     return ConversationState(
-        id=values["id"], chat_id=values["chat_id"], thread_id=values["thread_id"],
-        owner_id=values["owner_id"], memory_block=values["memory_block"],
-        summary=values["summary"], summary_changes=tuple(values["summary_changes"] or ()),
-    )  # fmt: skip
+        id=values["id"],
+        chat_id=values["chat_id"],
+        thread_id=values["thread_id"],
+        owner_id=values["owner_id"],
+        memory_block=values["memory_block"],
+        summary=values["summary"],
+        summary_changes=tuple(values["summary_changes"] or ()),
+    )
 
 
 def turn_of(row: NamedRow) -> StoredTurn:
@@ -59,10 +63,13 @@ def turn_of(row: NamedRow) -> StoredTurn:
     values = row._mapping
     said_by = SaidBy.of_stored(values["said_by"]) if values["said_by"] else None
     return StoredTurn(
-        id=values["id"], role=values["role"], content=values["content"], tokens=values["tokens"],
+        id=values["id"],
+        role=values["role"],
+        content=values["content"],
+        tokens=values["tokens"],
         memory_writes=tuple(values["memory_writes"] or ()),
         said_by=said_by,
-    )  # fmt: skip
+    )
 
 
 def _open_in_topic() -> Update:

@@ -85,9 +85,15 @@ class ConversationStore:
                 if snapshot is None:
                     snapshot = await self._start(session, place, owner_id, now)
                 turn = await insert_turn(
-                    connection, snapshot.conversation, "user", content, tokens, ref, now,
+                    connection,
+                    snapshot.conversation,
+                    "user",
+                    content,
+                    tokens,
+                    ref,
+                    now,
                     inherit="latest",
-                )  # fmt: skip
+                )
                 snapshot.turns.append(turn)
         except IntegrityError:
             if ref.message_key is not None and await self.message_seen(ref.message_key):
@@ -113,9 +119,15 @@ class ConversationStore:
             for role, words in said:
                 content: Content = [text_block(words)]
                 turn = await insert_turn(
-                    connection, snapshot.conversation, role, content, content_tokens(content),
-                    NO_REF, now, inherit="latest" if role == "user" else "newest",
-                )  # fmt: skip
+                    connection,
+                    snapshot.conversation,
+                    role,
+                    content,
+                    content_tokens(content),
+                    NO_REF,
+                    now,
+                    inherit="latest" if role == "user" else "newest",
+                )
                 snapshot.turns.append(turn)
         return snapshot
 

@@ -35,9 +35,13 @@ MAX_REQUEST_FILE_BASE64 = 30 * 1024 * 1024
 # How long inspecting a file (above all counting a PDF's pages) may take before it is estimated.
 INSPECT_SECONDS = 10.0
 EXTENSIONS = {
-    ".jpg": media.JPEG, ".jpeg": media.JPEG, ".png": media.PNG, ".gif": media.GIF,
-    ".webp": media.WEBP, ".pdf": media.PDF,
-}  # fmt: skip
+    ".jpg": media.JPEG,
+    ".jpeg": media.JPEG,
+    ".png": media.PNG,
+    ".gif": media.GIF,
+    ".webp": media.WEBP,
+    ".pdf": media.PDF,
+}
 
 
 class FileTooBig(Exception):

@@ -78,8 +78,11 @@ class FireClaims:
                 except Exception as error:
                     logger.warning(
                         "reminder %s of owner %s cannot be scheduled (%s: %s); stopped",
-                        reminder.id, reminder.owner_id, type(error).__name__, error,
-                    )  # fmt: skip
+                        reminder.id,
+                        reminder.owner_id,
+                        type(error).__name__,
+                        error,
+                    )
                     decision = broken(reminder)
                 lease = lease_until if decision.outcome is FireOutcome.CLAIMED else None
                 claim = await self._claim(session, reminder, decision, lease)
@@ -109,9 +112,12 @@ class FireClaims:
         try:
             async with session.begin_nested():
                 fire = ReminderFire(
-                    reminder_id=reminder.id, scheduled_at=reminder.next_fire_at,
-                    outcome=decision.outcome, lease_until=lease_until, attempts=1,
-                )  # fmt: skip
+                    reminder_id=reminder.id,
+                    scheduled_at=reminder.next_fire_at,
+                    outcome=decision.outcome,
+                    lease_until=lease_until,
+                    attempts=1,
+                )
                 session.add(fire)
         except IntegrityError:
             # The unique key on (reminder, instant): this instant was fired before.

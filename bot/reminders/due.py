@@ -40,8 +40,11 @@ BATCH = 100
 LEASE = timedelta(seconds=30)
 # Waits between sends of a fire after passing failures, then the last one over and over.
 BACKOFF = (
-    timedelta(seconds=30), timedelta(minutes=1), timedelta(minutes=2), timedelta(minutes=4),
-)  # fmt: skip
+    timedelta(seconds=30),
+    timedelta(minutes=1),
+    timedelta(minutes=2),
+    timedelta(minutes=4),
+)
 # Passing failures are retried for this long after the first one; then the chat is told.
 RETRY_FOR = timedelta(minutes=15)
 OUTAGE_RETRY = timedelta(minutes=1)

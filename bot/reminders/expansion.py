@@ -89,9 +89,11 @@ class _Periods:
         # The first day of the week holding the start.
         self.week = self.start - timedelta(days=(self.start.weekday() - rule.week_start) % 7)
         # Whether a month of each length can hold one of the month days at all.
-        self.fits = {n: not self.month_days or any(1 <= (d if d > 0 else n + d + 1) <= n
-                                                   for d in self.month_days)
-                     for n in (28, 29, 30, 31)}  # fmt: skip
+        self.fits = {
+            n: not self.month_days
+            or any(1 <= (d if d > 0 else n + d + 1) <= n for d in self.month_days)
+            for n in (28, 29, 30, 31)
+        }
         # Days and weeks are looked at a month at a time (their own periods matter only to
         # BYSETPOS, which a daily rule may not use).
         self.by_month = rule.freq == "DAILY" or (rule.freq == "WEEKLY" and not rule.positions)

@@ -56,9 +56,13 @@ class ReminderRecord:
     def schedule(self) -> Schedule:
         """Return when it fires, as the resolver computes it."""
         return Schedule(
-            zoneinfo.ZoneInfo(self.zone), self.start_local, rule=self.rule,
-            until=self.until_local, count=self.count, start_at=self.start_at,
-        )  # fmt: skip
+            zoneinfo.ZoneInfo(self.zone),
+            self.start_local,
+            rule=self.rule,
+            until=self.until_local,
+            count=self.count,
+            start_at=self.start_at,
+        )
 
     @property
     def repeats(self) -> bool:

@@ -15,8 +15,17 @@ MAX_COUNT = 1000
 MAX_INTERVAL = {"DAILY": 3660, "WEEKLY": 520, "MONTHLY": 120, "YEARLY": 10}
 MAX_TEXT = 200
 
-_PARTS = {"FREQ", "INTERVAL", "COUNT", "UNTIL", "BYMONTH", "BYMONTHDAY", "BYDAY", "BYSETPOS",
-          "WKST"}  # fmt: skip
+_PARTS = {
+    "FREQ",
+    "INTERVAL",
+    "COUNT",
+    "UNTIL",
+    "BYMONTH",
+    "BYMONTHDAY",
+    "BYDAY",
+    "BYSETPOS",
+    "WKST",
+}
 # The most dates a period can hold: a BYSETPOS beyond it could never pick one.
 _SET_SIZES = {"WEEKLY": 7, "MONTHLY": 31, "YEARLY": 366}
 _SUB_DAILY = {"HOURLY", "MINUTELY", "SECONDLY"}
@@ -62,8 +71,9 @@ def read(text: str) -> Rule:
     for part in filter(None, body.split(";")):
         name, equals, value = part.partition("=")
         if not equals or not value or name in parts:
-            raise TimingError(f"{text[:80]!r} is not a repeat rule: use RFC 5545 like "
-                              "FREQ=WEEKLY;BYDAY=MO")  # fmt: skip
+            raise TimingError(
+                f"{text[:80]!r} is not a repeat rule: use RFC 5545 like FREQ=WEEKLY;BYDAY=MO"
+            )
         parts[name] = value
     if "FREQ" not in parts:
         raise TimingError(
@@ -88,8 +98,8 @@ def _checked(parts: dict[str, str]) -> Rule:
     if "COUNT" in parts and "UNTIL" in parts:
         raise TimingError("give COUNT or UNTIL, not both")
     top = MAX_INTERVAL[freq]
-    interval = _number(parts.get("INTERVAL", "1"), "INTERVAL", 1, top, f"for FREQ={freq} (at "
-                       "most ten years between repeats)")  # fmt: skip
+    why = f"for FREQ={freq} (at most ten years between repeats)"
+    interval = _number(parts.get("INTERVAL", "1"), "INTERVAL", 1, top, why)
     count = _number(parts["COUNT"], "COUNT", 1, MAX_COUNT) if "COUNT" in parts else None
     months = _numbers(parts.get("BYMONTH"), "BYMONTH", 1, 12)
     month_days = _numbers(parts.get("BYMONTHDAY"), "BYMONTHDAY", -31, 31)
@@ -105,11 +115,11 @@ def _checked(parts: dict[str, str]) -> Rule:
     week_start = parts.get("WKST", "MO")
     if week_start not in _WEEKDAYS:
         raise TimingError("WKST must be a weekday such as MO")
+    until = _until(parts["UNTIL"]) if "UNTIL" in parts else None
+    days = (frozenset(months), frozenset(month_days), weekdays, nth)
     return Rule(
-        freq, interval, count, _until(parts["UNTIL"]) if "UNTIL" in parts else None,
-        frozenset(months), frozenset(month_days), weekdays, nth, tuple(sorted(positions)),
-        _WEEKDAYS.index(week_start),
-    )  # fmt: skip
+        freq, interval, count, until, *days, tuple(sorted(positions)), _WEEKDAYS.index(week_start)
+    )
 
 
 def _number(value: str, name: str, low: int, high: int, why: str = "") -> int:

@@ -41,21 +41,35 @@ class ReminderStore(FireClaims):
                 row.zone, row.updated_at = zone, utcnow()
 
     async def create(
-        self, place: Place, text: str, schedule: Schedule, *, check_in: bool, limit: int,
+        self,
+        place: Place,
+        text: str,
+        schedule: Schedule,
+        *,
+        check_in: bool,
+        limit: int,
         first_at: datetime | None = None,
-    ) -> ReminderRecord:  # fmt: skip
+    ) -> ReminderRecord:
         """Store a new reminder (due at first_at, else its first occurrence); mind the limit."""
         async with self._sessionmaker.begin() as session:
             active = await self._count_active(session, place.owner_id)
             if active >= limit:
                 raise ReminderLimit(limit)
             reminder = Reminder(
-                owner_id=place.owner_id, chat_id=place.chat_id, thread_id=place.thread_id,
-                text=text, check_in=check_in, zone=str(schedule.zone),
-                start_local=schedule.start, start_at=schedule.start_at, rule=schedule.rule,
-                until_local=schedule.until, count=schedule.count,
-                next_fire_at=first_at or schedule.first().at, state=ReminderState.ACTIVE,
-            )  # fmt: skip
+                owner_id=place.owner_id,
+                chat_id=place.chat_id,
+                thread_id=place.thread_id,
+                text=text,
+                check_in=check_in,
+                zone=str(schedule.zone),
+                start_local=schedule.start,
+                start_at=schedule.start_at,
+                rule=schedule.rule,
+                until_local=schedule.until,
+                count=schedule.count,
+                next_fire_at=first_at or schedule.first().at,
+                state=ReminderState.ACTIVE,
+            )
             session.add(reminder)
             await session.flush()
             return await self._get(session, place.owner_id, reminder.id)
@@ -94,19 +108,27 @@ class ReminderStore(FireClaims):
             return await self._count_active(session, owner_id)
 
     async def reschedule(
-        self, owner_id: int, reminder_id: int, schedule: Schedule, text: str | None = None,
+        self,
+        owner_id: int,
+        reminder_id: int,
+        schedule: Schedule,
+        text: str | None = None,
         first_at: datetime | None = None,
-    ) -> ReminderRecord:  # fmt: skip
+    ) -> ReminderRecord:
         """Give a reminder a new schedule (and text), due at first_at; it is active again."""
         async with self._sessionmaker.begin() as session:
             await self._get(session, owner_id, reminder_id)
             values: dict[str, object] = {
-                "zone": str(schedule.zone), "start_local": schedule.start,
-                "start_at": schedule.start_at, "rule": schedule.rule,
-                "until_local": schedule.until, "count": schedule.count,
-                "next_fire_at": first_at or schedule.first().at, "state": ReminderState.ACTIVE,
+                "zone": str(schedule.zone),
+                "start_local": schedule.start,
+                "start_at": schedule.start_at,
+                "rule": schedule.rule,
+                "until_local": schedule.until,
+                "count": schedule.count,
+                "next_fire_at": first_at or schedule.first().at,
+                "state": ReminderState.ACTIVE,
                 "updated_at": utcnow(),
-            }  # fmt: skip
+            }
             if text is not None:
                 values["text"] = text
             await session.execute(update(Reminder).where(Reminder.id == reminder_id).values(values))

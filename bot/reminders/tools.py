@@ -103,16 +103,22 @@ class ReminderTool:
 
 
 REMINDER_TOOLS = (
-    ReminderTool("create_reminder", f"Set a reminder the bot sends in this chat. {_WHEN}",
-                 CreateArgs),
-    ReminderTool("list_reminders", "List this chat owner's upcoming reminders with their ids.",
-                 NoArgs),
-    ReminderTool("update_reminder", "Change a reminder's time, repeat or text; give only what "
-                 f"changes. {_WHEN}", UpdateArgs),
+    ReminderTool(
+        "create_reminder", f"Set a reminder the bot sends in this chat. {_WHEN}", CreateArgs
+    ),
+    ReminderTool(
+        "list_reminders", "List this chat owner's upcoming reminders with their ids.", NoArgs
+    ),
+    ReminderTool(
+        "update_reminder",
+        f"Change a reminder's time, repeat or text; give only what changes. {_WHEN}",
+        UpdateArgs,
+    ),
     ReminderTool("cancel_reminder", "Cancel a reminder by id.", IdArgs),
-    ReminderTool("set_timezone", "Set the user's time zone, asked for once (their city).",
-                 ZoneArgs),
-)  # fmt: skip
+    ReminderTool(
+        "set_timezone", "Set the user's time zone, asked for once (their city).", ZoneArgs
+    ),
+)
 
 
 class ReminderTools:
@@ -164,9 +170,14 @@ class ReminderTools:
         zone = await self._zone(place.owner_id, args.timezone)
         now = self.clock.now()
         schedule = resolve(
-            at_local=args.at_local, in_duration=args.in_duration, zone=zone, now=now,
-            rule=args.rrule, until=args.until, count=args.count,
-        )  # fmt: skip
+            at_local=args.at_local,
+            in_duration=args.in_duration,
+            zone=zone,
+            now=now,
+            rule=args.rrule,
+            until=args.until,
+            count=args.count,
+        )
         text = clean_text(args.text).strip()
         if not text:
             raise ValueError("text is empty once control characters are removed")
@@ -177,9 +188,13 @@ class ReminderTools:
             raise TimingError("that rule has no occurrence after now: check UNTIL and COUNT")
         said = tool_texts.when(schedule, upcoming.at, now)
         reminder = await self.store.create(
-            place, text, schedule, check_in=args.check_in, limit=self._max_active,
+            place,
+            text,
+            schedule,
+            check_in=args.check_in,
+            limit=self._max_active,
             first_at=upcoming.at,
-        )  # fmt: skip
+        )
         return tool_texts.created(reminder, said)
 
     async def _list_reminders(self, place: Place, args: NoArgs) -> str:
@@ -189,8 +204,14 @@ class ReminderTools:
     async def _update_reminder(self, place: Place, args: UpdateArgs) -> str:
         current = await self.store.get(place.owner_id, args.reminder_id)
         text = clean_text(args.text).strip() if args.text is not None else None
-        timing = (args.at_local, args.in_duration, args.timezone, args.rrule, args.until,
-                  args.count)  # fmt: skip
+        timing = (
+            args.at_local,
+            args.in_duration,
+            args.timezone,
+            args.rrule,
+            args.until,
+            args.count,
+        )
         now = self.clock.now()
         if all(value is None for value in timing):
             if text is None:
@@ -223,9 +244,14 @@ class ReminderTools:
         if at_local is None and in_duration is None:
             at_local = current.start.isoformat(timespec="minutes")
         return resolve(
-            at_local=at_local, in_duration=in_duration, zone=zone, now=self.clock.now(),
-            rule=rule, until=args.until, count=args.count,
-        )  # fmt: skip
+            at_local=at_local,
+            in_duration=in_duration,
+            zone=zone,
+            now=self.clock.now(),
+            rule=rule,
+            until=args.until,
+            count=args.count,
+        )
 
     async def _cancel_reminder(self, place: Place, args: IdArgs) -> str:
         reminder = await self.store.cancel(place.owner_id, args.reminder_id)

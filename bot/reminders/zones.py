@@ -5,17 +5,40 @@ import zoneinfo
 
 # Region prefixes of real places; the rest of the database (Etc/GMT+5, US/Eastern, Japan)
 # is reachable only by its full name.
-_REGIONS = ("Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe",
-            "Indian", "Pacific")  # fmt: skip
+_REGIONS = (
+    "Africa",
+    "America",
+    "Antarctica",
+    "Asia",
+    "Atlantic",
+    "Australia",
+    "Europe",
+    "Indian",
+    "Pacific",
+)
 # Full names with a folder that stand for places (old country folders) or for UTC itself.
 _FOLDERS = (*_REGIONS, "Arctic", "Brazil", "Canada", "Chile", "Etc", "Mexico", "US")
 # Names zoneinfo accepts that are no person's zone: the server's own zone (never used for a
 # user), tzdata's placeholder "-00", and POSIX-style rule names a person would take for their
 # own (EST has no summer time; New York's does). A city or a region name says it instead.
-_NOT_PLACES = frozenset({
-    "localtime", "factory", "posixrules", "est", "mst", "hst", "cet", "eet",
-    "met", "wet", "est5edt", "cst6cdt", "mst7mdt", "pst8pdt",
-})  # fmt: skip
+_NOT_PLACES = frozenset(
+    {
+        "localtime",
+        "factory",
+        "posixrules",
+        "est",
+        "mst",
+        "hst",
+        "cet",
+        "eet",
+        "met",
+        "wet",
+        "est5edt",
+        "cst6cdt",
+        "mst7mdt",
+        "pst8pdt",
+    }
+)
 
 
 @functools.cache

@@ -3,12 +3,11 @@
 import re
 from dataclasses import dataclass
 
+from bot.telegram.ui import callback_data
 from memory.ids import ID_REGEX
 
-# Telegram refuses callback data over 64 bytes.
-MAX_CALLBACK_BYTES = 64
-# Every callback data we write starts with one of these; others are not ours.
-CALLBACK_PATTERN = r"^(m|u|p|s):"
+# Every callback data of these actions starts with one of these (bot/telegram/buttons.py).
+PREFIXES = ("m:", "u:", "p:")
 
 
 @dataclass(frozen=True)
@@ -71,20 +70,17 @@ def encode(action: Action) -> str:
     """Return the callback data of an action."""
     match action:
         case ShowPage(page):
-            data = f"m:p:{page}"
+            return callback_data("m", "p", page)
         case DeleteFromPage(memory_id, page):
-            data = f"m:d:{memory_id}:{page}"
+            return callback_data("m", "d", memory_id, page)
         case PinFromPage(memory_id, page, pinned):
-            data = f"m:{'+' if pinned else '-'}:{memory_id}:{page}"
+            return callback_data("m", "+" if pinned else "-", memory_id, page)
         case AnswerClear(confirmed):
-            data = f"m:c:{'y' if confirmed else 'n'}"
+            return callback_data("m", "c", "y" if confirmed else "n")
         case Undo(change_id):
-            data = f"u:{change_id}"
+            return callback_data("u", change_id)
         case AnswerProposal(proposal_id, remember):
-            data = f"p:{proposal_id}:{'y' if remember else 'n'}"
-    if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
-        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
-    return data
+            return callback_data("p", proposal_id, "y" if remember else "n")
 
 
 def parse_callback(data: str | None) -> Action | None:

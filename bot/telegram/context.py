@@ -1,7 +1,6 @@
 """The handler context and bot_data types, with the services built at start-up; memory owners."""
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +23,8 @@ from bot.telegram.runtime.leases import LeaseKeeper
 from bot.telegram.runtime.outage import Outage
 from bot.upkeep.erasure import DataEraser
 from bot.upkeep.memory_import import ImportService
-from bot.upkeep.tidy import TidyService, tidy_service
+from bot.upkeep.tidy import TidyService
 from memory.control import MemoryControl
-from memory.db import create_sessionmaker
 from memory.store import MemoryStore
 
 # A problem with the model account is told to a chat once an hour per cause, not per message.
@@ -39,9 +37,9 @@ def account_notices(clock: Clock) -> Cooldown:
     return Cooldown(ACCOUNT_NOTICE_SECONDS, MAX_ACCOUNT_NOTICES, clock)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Services:
-    """Everything handlers call, built once from the settings."""
+    """Everything handlers call, each built once, in order, by bot.compose.build_services."""
 
     settings: Settings
     engine: AsyncEngine
@@ -55,34 +53,15 @@ class Services:
     eraser: DataEraser  # /delete_my_data
     # The answers to the model's memory questions by button, and Undo news for the model.
     consent: Consent
-    # Voice notes' transcription (equip sets it: it fetches files through the bot).
-    voice: VoiceNotes = field(init=False)
+    # Voice notes' transcription: it fetches files through the bot.
+    voice: VoiceNotes
     # Which chats see drafts; it remembers refusals, so there is one per process.
-    drafts: Drafts = field(init=False)
-    # Which chats were told of which model account problem this hour (build_application
-    # puts it on the guard's clock).
-    account_notices: Cooldown = field(init=False)
+    drafts: Drafts
+    # Which chats were told of which model account problem this hour (on the guard's clock).
+    account_notices: Cooldown
     # Tidy passes and imports, on the memory store's database and the model client.
-    tidy: TidyService = field(init=False)
-    importer: ImportService = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.drafts = Drafts(self.settings.stream_replies)
-        self.account_notices = account_notices(time.monotonic)
-        self.tidy = tidy_service(
-            self.anthropic,
-            self.settings.anthropic_model,
-            self.memories,
-            create_sessionmaker(self.engine),
-            self.settings.tidy_token_cap,
-        )
-        self.importer = ImportService(
-            self.anthropic,
-            self.settings.anthropic_model,
-            self.memories,
-            self.tidy.batches,
-            self.settings.tidy_token_cap,
-        )
+    tidy: TidyService
+    importer: ImportService
 
 
 @dataclass

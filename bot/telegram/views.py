@@ -1,7 +1,6 @@
 """What /memory and the change notices show, with their buttons: pure builders of views."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from bot.telegram.callbacks import (
     AnswerClear,
@@ -13,6 +12,7 @@ from bot.telegram.callbacks import (
 )
 from bot.telegram.format import utf16_len
 from bot.telegram.memories import texts
+from bot.telegram.ui import Button, View
 from memory.budget import MemoryFull
 from memory.control import MemoryOverview
 from memory.items import ChangeKind, MemoryChange, MemoryItem
@@ -24,22 +24,6 @@ MAX_PAGE_UNITS = 3600
 HEADING_UNITS = 30
 MAX_CHANGES_PER_NOTICE = 8
 UNDO_BUTTONS_PER_ROW = 4
-
-
-@dataclass(frozen=True)
-class Button:
-    """An inline button: its label and its callback data."""
-
-    label: str
-    data: str
-
-
-@dataclass(frozen=True)
-class View:
-    """A message to send or edit: HTML text and rows of inline buttons."""
-
-    text: str
-    buttons: tuple[tuple[Button, ...], ...] = ()
 
 
 def paginate(items: Sequence[MemoryItem]) -> list[list[MemoryItem]]:

@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.upkeep.tidy_request import ask_for_plan, plan_request
 from memory.batches.store import BatchStore
@@ -79,9 +78,13 @@ class TidyService:
         if await self.batches.last_digest(owner_id) == digest:
             return PassOutcome(PassResult.NOTHING_NEW)
         record = partial(
-            self.batches.record, owner_id, BatchKind.TIDY, digest=digest, at=now,
+            self.batches.record,
+            owner_id,
+            BatchKind.TIDY,
+            digest=digest,
+            at=now,
             automatic=automatic,
-        )  # fmt: skip
+        )
         tokens = 0
         try:
             lines, tokens = await self._plan(items, now.astimezone(zone).date())
@@ -121,14 +124,3 @@ class TidyService:
             error.tokens = tokens
             raise
         return lines, tokens
-
-
-def tidy_service(
-    client: AsyncAnthropic,
-    model: str,
-    store: MemoryStore,
-    sessionmaker: async_sessionmaker[AsyncSession],
-    token_cap: int,
-) -> TidyService:
-    """Build the tidy service on the memory store's database, keeping to its limit."""
-    return TidyService(client, model, store, BatchStore(sessionmaker, store.limit), token_cap)

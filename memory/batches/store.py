@@ -204,8 +204,13 @@ class BatchStore:
         async with self._sessionmaker() as session:
             rows = (await session.execute(query)).all()
         return [
-            BatchNote(row.id, BatchKind(row.kind), change.after_version, change.after_deleted,
-                      change.reason)
+            BatchNote(
+                row.id,
+                BatchKind(row.kind),
+                change.after_version,
+                change.after_deleted,
+                change.reason,
+            )
             for row in rows
             if (change := row.MemoryBatchChange) is not None
-        ]  # fmt: skip
+        ]

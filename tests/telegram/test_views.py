@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.telegram.callbacks import (
-    MAX_CALLBACK_BYTES,
     AnswerClear,
     DeleteFromPage,
     PinFromPage,
@@ -14,6 +13,7 @@ from bot.telegram.callbacks import (
     encode,
     parse_callback,
 )
+from bot.telegram.ui import MAX_CALLBACK_BYTES
 from bot.telegram.views import (
     Button,
     change_notices,

@@ -60,17 +60,22 @@ def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[di
     tools: list[dict[str, Any]] = []
     if searches > 0:
         search: WebSearchTool20250305Param = {
-            "type": SEARCH_TYPE, "name": WEB_SEARCH, "max_uses": searches,
-        }  # fmt: skip
+            "type": SEARCH_TYPE,
+            "name": WEB_SEARCH,
+            "max_uses": searches,
+        }
         if zone:
             search["user_location"] = {"type": "approximate", "timezone": zone}
         tools.append(dict(search))
     if reads > 0:
         fetch: WebFetchTool20250910Param = {
-            "type": FETCH_TYPE, "name": WEB_FETCH, "max_uses": reads,
+            "type": FETCH_TYPE,
+            "name": WEB_FETCH,
+            "max_uses": reads,
             # Citations let a reply cite the page it read, and so show it among the sources.
-            "citations": {"enabled": True}, "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
-        }  # fmt: skip
+            "citations": {"enabled": True},
+            "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
+        }
         tools.append(dict(fetch))
     return tools
 

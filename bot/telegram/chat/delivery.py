@@ -6,9 +6,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from anthropic import APIError, APIStatusError
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated
+from telegram import Bot
 
 from bot.agent.account import account_problem, describe
 from bot.agent.loop import Answer, TurnFailed
@@ -18,95 +16,19 @@ from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
 from bot.telegram.chat.drafts import Drafts
 from bot.telegram.chat.file_texts import notice_text
-from bot.telegram.chat.reading import place_of, query_of
+from bot.telegram.chat.sending import send_html, send_markdown
 from bot.telegram.chat.typing_indicator import typing_indicator
 from bot.telegram.consent.views import question
 from bot.telegram.context import BotApplication
-from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
 from bot.telegram.runtime.cooldown import Cooldown
 from bot.telegram.runtime.processing import lanes
 from bot.telegram.sources.views import reply_buttons
 from bot.telegram.sources.web import sources_markdown
-from bot.telegram.views import Button, View, change_notices
+from bot.telegram.ui import markup, send_view
+from bot.telegram.views import change_notices
 from memory.proposals import Proposal
 
 logger = logging.getLogger(__name__)
-
-
-async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
-    """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
-    try:
-        return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
-    except ChatMigrated as moved:
-        # The group became a supergroup; its memories follow when its update arrives.
-        logger.info("chat %s moved to %s; sending there", chat_id, moved.new_chat_id)
-        return await _send_piece(bot, moved.new_chat_id, html, **kwargs)
-    except BadRequest as error:
-        if "can't parse entities" not in str(error).lower():
-            raise
-        logger.warning("Telegram refused our HTML (%s); sending plain text", error)
-    last = None
-    plains = split_plain(html_to_plain(html))
-    # Buttons go under the last piece only, as they would have under the HTML.
-    above = {key: value for key, value in kwargs.items() if key != "reply_markup"}
-    for number, plain in enumerate(plains, 1):
-        options = kwargs if number == len(plains) else above
-        last = await bot.send_message(chat_id, plain, **options)
-    assert last is not None
-    return last
-
-
-async def send_html(
-    bot: Bot, chat_id: int, html: str, *, thread_id: int | None = None, **kwargs
-) -> list[Message]:
-    """Send text we wrote as HTML, split to fit, to the chat (and forum topic)."""
-    kwargs["message_thread_id"] = thread_id
-    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
-
-
-async def send_markdown(
-    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None = None
-) -> list[Message]:
-    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last."""
-    pieces = render_reply(markdown)
-    sent = []
-    for number, piece in enumerate(pieces, 1):
-        last = buttons if number == len(pieces) else None
-        kwargs = {"message_thread_id": place.thread_id, "reply_markup": last}
-        sent.append(await _send_piece(bot, place.chat_id, piece, **kwargs))
-    return sent
-
-
-def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
-    """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
-    if not rows:
-        return None
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
-    )
-
-
-async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
-    """Send a view as one message (views are built to fit one)."""
-    await send_html(
-        bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
-    )
-
-
-async def show_in_place(update: Update, bot: Bot, view: View) -> None:
-    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
-    message = query_of(update).message
-    if not isinstance(message, Message) or not message.is_accessible:
-        await send_view(bot, place_of(update), view)
-        return
-    try:
-        await message.edit_text(
-            view.text, parse_mode=ParseMode.HTML, reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        # A second press that changes nothing is fine; anything else is a real failure.
-        if "not modified" not in str(error).lower():
-            raise
 
 
 AnswerCall = Callable[[Progress | None], Awaitable[Answer]]

@@ -222,9 +222,12 @@ class DraftStream:
         place = self._place
         try:
             await self._bot.send_message_draft(
-                place.chat_id, self._draft_id, html,
-                message_thread_id=place.thread_id, parse_mode=ParseMode.HTML,
-            )  # fmt: skip
+                place.chat_id,
+                self._draft_id,
+                html,
+                message_thread_id=place.thread_id,
+                parse_mode=ParseMode.HTML,
+            )
         except RetryAfter as error:
             self._pause = max(DRAFT_INTERVAL_SECONDS, retry_seconds(error))
             return True

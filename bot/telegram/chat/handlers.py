@@ -11,15 +11,11 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.media.attachments import FileRefused
 from bot.telegram import texts
-from bot.telegram.chat.delivery import (
-    answer_if_unanswered,
-    deliver_answer,
-    send_html,
-    send_markdown,
-)
+from bot.telegram.chat.delivery import answer_if_unanswered, deliver_answer
 from bot.telegram.chat.file_texts import refusal_text
 from bot.telegram.chat.filters import ADDRESSED_TO_BOT
 from bot.telegram.chat.reading import incoming_of, message_of, place_of
+from bot.telegram.chat.sending import send_html, send_markdown
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.runtime.cooldown import Cooldown
 from bot.telegram.runtime.lifecycle import answer_left_over

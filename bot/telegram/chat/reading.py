@@ -138,8 +138,9 @@ def voice_of(message: Message) -> IncomingVoice | None:
     """Return the voice note or round video a message carries, as Telegram describes it."""
     if message.voice is not None:
         voice, kind = message.voice, VoiceKind.VOICE
-        return IncomingVoice(kind, voice.file_id, _seconds(voice.duration), voice.file_size,
-                             voice.mime_type)  # fmt: skip
+        return IncomingVoice(
+            kind, voice.file_id, _seconds(voice.duration), voice.file_size, voice.mime_type
+        )
     if message.video_note is not None:
         note, kind = message.video_note, VoiceKind.VIDEO_NOTE
         return IncomingVoice(kind, note.file_id, _seconds(note.duration), note.file_size)

@@ -16,9 +16,9 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.conversations.voice_refs import KIND_NAMES, clock_time
 from bot.media.voice import Transcript, VoiceNotRead, VoiceProblem
-from bot.telegram.chat.delivery import send_html
 from bot.telegram.chat.handlers import answer_incoming
 from bot.telegram.chat.reading import incoming_of, place_of
+from bot.telegram.chat.sending import send_html
 from bot.telegram.chat.typing_indicator import typing_indicator
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.format import visible_text

@@ -1,8 +1,7 @@
 """The Remember and No buttons of the model's memory questions."""
 
-from telegram import Message, Update
+from telegram import Update
 from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest
 
 from bot.agent.consent import Member, Tap, TapResult
 from bot.telegram.callbacks import AnswerProposal
@@ -11,20 +10,19 @@ from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.consent import views
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
+from bot.telegram.ui import edit_unless_unchanged, editable
 
 
 async def _settle(update: Update, line: str | None) -> None:
     """Take the question's buttons away, adding how it was answered (if line) to its text."""
     message = query_of(update).message
-    if not isinstance(message, Message) or not message.is_accessible:
+    if not editable(message):
         return  # too old to edit: the buttons stay, and a tap on them says it was answered
     text = message.text_html if line is None else f"{message.text_html}\n{line}"
-    try:
-        await message.edit_text(text, parse_mode=ParseMode.HTML, reply_markup=None)
-    except BadRequest as error:
-        # A second tap that changes nothing is fine; anything else is a real failure.
-        if "not modified" not in str(error).lower():
-            raise
+    # A second tap that changes nothing is fine.
+    await edit_unless_unchanged(
+        message.edit_text(text, parse_mode=ParseMode.HTML, reply_markup=None)
+    )
 
 
 def _member(update: Update) -> Member | None:

@@ -4,7 +4,7 @@ from html import escape
 
 from bot.agent.consent import Tap, TapResult
 from bot.telegram.callbacks import AnswerProposal, encode
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View
 from memory.proposals import Proposal
 
 REMEMBER_BUTTON = "Remember"

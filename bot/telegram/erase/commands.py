@@ -15,14 +15,15 @@ import time
 from telegram import ChatMember, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
+from telegram.ext import CommandHandler
 
-from bot.telegram.chat.delivery import send_view, show_in_place
+from bot.telegram.chat.filters import NEW_MESSAGES
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import chat_of, place_of, query_of
-from bot.telegram.context import BotContext, owner_id
+from bot.telegram.context import BotApplication, BotContext, owner_id
 from bot.telegram.erase import texts
 from bot.telegram.memories.commands import export_memories
-from bot.telegram.memories.texts import STALE_BUTTON
+from bot.telegram.ui import send_view, show_in_place
 
 logger = logging.getLogger(__name__)
 
@@ -77,13 +78,9 @@ async def _refusal(update: Update, context: BotContext, answer: texts.Answer) ->
     return None
 
 
-async def on_delete_button(update: Update, context: BotContext) -> None:
+async def run_button(update: Update, context: BotContext, answer: texts.Answer) -> None:
     """Export, delete everything, or cancel, as the pressed button of the question says."""
     query = query_of(update)
-    answer = texts.parse(query.data)
-    if answer is None or update.effective_chat is None:
-        await query.answer(STALE_BUTTON, show_alert=True)
-        return
     if answer.choice is texts.Choice.EXPORT:
         await query.answer()
         await export_memories(update, context)  # the question stays, to answer after
@@ -108,3 +105,8 @@ async def on_delete_button(update: Update, context: BotContext) -> None:
         logger.info("deleted everything kept for owner %s", owner_id(update))
         await query.answer()
         await show_in_place(update, context.bot, texts.deleted(erased, in_group(update)))
+
+
+def register(application: BotApplication) -> None:
+    """Handle /delete_my_data (its buttons go through bot/telegram/buttons.py)."""
+    application.add_handler(CommandHandler("delete_my_data", delete_my_data, NEW_MESSAGES))

@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View, callback_data
 from bot.upkeep.erasure import Erased, Holdings
 
 # /memory off or on that came while everything was being deleted: not made after it.
@@ -13,7 +13,7 @@ SWITCH_DURING_DELETION = (
     "is on, as after every deletion. Send it again to change it."
 )
 # Our buttons' data start so; bot/telegram/callbacks.py's namespaces are others.
-CALLBACK_PATTERN = r"^e:"
+PREFIX = "e:"
 _DATA = re.compile(r"e:([yxn]):([1-9][0-9]{0,19}):([1-9][0-9]{0,11})")
 
 
@@ -36,7 +36,7 @@ class Answer:
 
 def encode(answer: Answer) -> str:
     """Return a button's callback data (at most 38 bytes, well under Telegram's 64)."""
-    return f"e:{answer.choice.value}:{answer.asker}:{answer.asked_at}"
+    return callback_data("e", answer.choice.value, answer.asker, answer.asked_at)
 
 
 def parse(data: str | None) -> Answer | None:

@@ -2,12 +2,12 @@
 
 from telegram import Update
 
-from bot.telegram.chat.delivery import send_view
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import place_of
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.views import plan_view
+from bot.telegram.ui import send_view
 from bot.upkeep.memory_import import ImportOutcome
 from memory.import_file import ImportTooBig
 

@@ -1,28 +1,24 @@
 """The buttons of /memory and of the change notices: paging, Delete, clear, Undo."""
 
-from typing import TypeGuard
-
-from telegram import MaybeInaccessibleMessage, Message, Update
+from telegram import Message, Update
 
 from bot.telegram.callbacks import (
+    Action,
     AnswerClear,
     AnswerProposal,
     DeleteFromPage,
     PinFromPage,
     ShowPage,
     Undo,
-    parse_callback,
 )
-from bot.telegram.chat.delivery import show_in_place
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.consent.buttons import proposal_button
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
 from bot.telegram.memories.commands import page_view
-from bot.telegram.sources.buttons import on_source_button
-from bot.telegram.sources.views import is_source_press
-from bot.telegram.views import Button, View, without_button
+from bot.telegram.ui import Button, View, editable, show_in_place
+from bot.telegram.views import without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
 
 
@@ -33,11 +29,6 @@ def buttons_of(message: Message) -> tuple[tuple[Button, ...], ...]:
         tuple(Button(b.text, b.callback_data) for b in row if isinstance(b.callback_data, str))
         for row in keyboard
     )
-
-
-def _editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
-    """Tell whether the bot may still edit a button's message (Telegram says so by date 0)."""
-    return isinstance(message, Message) and message.is_accessible
 
 
 async def show_page(update: Update, context: BotContext, action: ShowPage) -> None:
@@ -103,16 +94,8 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
     await _drop_pressed_button(update, context)
 
 
-async def on_button(update: Update, context: BotContext) -> None:
-    """Run the pressed button's action, or say the button no longer works."""
-    if is_source_press(query_of(update).data):  # a reply's sources (source_buttons)
-        await on_source_button(update, context)
-        return
-    action = parse_callback(query_of(update).data)
-    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
-    if action is None or update.effective_chat is None:
-        await stale_button(update, context)
-        return
+async def run_button(update: Update, context: BotContext, action: Action) -> None:
+    """Run the pressed button's action (bot/telegram/buttons.py parsed it)."""
     match action:
         case ShowPage():
             await show_page(update, context, action)
@@ -131,7 +114,7 @@ async def on_button(update: Update, context: BotContext) -> None:
 async def _drop_pressed_button(update: Update, context: BotContext) -> None:
     """Take the pressed button off its message, keeping the text and the other buttons."""
     query = query_of(update)
-    if _editable(query.message) and query.data is not None:
+    if editable(query.message) and query.data is not None:
         rows = without_button(buttons_of(query.message), query.data)
         await show_in_place(update, context.bot, View(query.message.text_html, rows))
 

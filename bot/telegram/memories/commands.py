@@ -4,18 +4,20 @@ from functools import partial
 
 from telegram import InputFile, Update
 from telegram.constants import ParseMode
+from telegram.ext import CommandHandler
 
-from bot.telegram.chat.delivery import send_view
+from bot.telegram.chat.filters import NEW_MESSAGES
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import place_of
-from bot.telegram.context import BotContext, owner_id
+from bot.telegram.context import BotApplication, BotContext, owner_id
 from bot.telegram.erase import texts as delete_texts
 from bot.telegram.imports.commands import import_memories
 from bot.telegram.memories import texts
 from bot.telegram.memories.markdown_export import MARKDOWN_WORDS, export_markdown
 from bot.telegram.tidy.commands import tidy_memories
 from bot.telegram.tidy.texts import batch_notes
-from bot.telegram.views import View, clear_question, memory_page
+from bot.telegram.ui import View, send_view
+from bot.telegram.views import clear_question, memory_page
 from memory.items import MemoryAtLimit, MemoryNotDeleted, MemoryNotFound
 
 SEARCH_RESULTS_SHOWN = 20
@@ -200,3 +202,8 @@ async def memory_command(update: Update, context: BotContext) -> None:
         await handler(update, context)
     except MemoryNotFound as missing:
         await say(update, context, texts.unknown_memory(missing.memory_id))
+
+
+def register(application: BotApplication) -> None:
+    """Handle /memory (its buttons go through bot/telegram/buttons.py)."""
+    application.add_handler(CommandHandler("memory", memory_command, NEW_MESSAGES))

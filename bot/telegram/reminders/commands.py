@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from telegram import Update
 from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
+from telegram.ext import CommandHandler
 
 from bot.conversations.blocks import text_block
 from bot.conversations.snapshot import ChatThread
@@ -17,12 +18,15 @@ from bot.reminders.records import Claim, ReminderNotFound, ReminderRecord
 from bot.reminders.store import ReminderStore
 from bot.reminders.timing import TimingError
 from bot.reminders.zones import find_zone
-from bot.telegram.chat.delivery import deliver_answer, markup, send_html, send_view
-from bot.telegram.chat.reading import place_of
+from bot.telegram.chat.delivery import deliver_answer
+from bot.telegram.chat.filters import NEW_MESSAGES
+from bot.telegram.chat.reading import place_of, query_of
+from bot.telegram.chat.sending import send_html
 from bot.telegram.context import BotApplication, BotContext, Services, owner_id
 from bot.telegram.reminders import notices, views
 from bot.telegram.reminders.views import Press
 from bot.telegram.runtime.processing import lanes
+from bot.telegram.ui import View, markup, send_view, show_in_place
 
 logger = logging.getLogger(__name__)
 
@@ -87,9 +91,12 @@ class TelegramOutlet:
         """Send a plain reminder with its buttons; never a model call."""
         view = views.fired(reminder, reminder.next_fire_at, late)
         sent = await send_html(
-            self._application.bot, reminder.chat_id, view.text, thread_id=reminder.thread_id,
+            self._application.bot,
+            reminder.chat_id,
+            view.text,
+            thread_id=reminder.thread_id,
             reply_markup=markup(view.buttons),
-        )  # fmt: skip
+        )
 
         async def remember() -> None:
             await self._in_lane(reminder, partial(self._remember, reminder, view.text))
@@ -124,9 +131,10 @@ class TelegramOutlet:
         async def answer() -> None:
             note = f"[A check-in the user scheduled (reminder {reminder.id}) fires now.]"
             snapshot = await services.conversations.store_user_message(
-                place, reminder.owner_id,
+                place,
+                reminder.owner_id,
                 [text_block(f"{note}\n{reminder.text}")],
-            )  # fmt: skip
+            )
             call = partial(services.chat.answer, snapshot)
             await deliver_answer(
                 self._application.bot, place, call, services.drafts, services.account_notices
@@ -161,7 +169,7 @@ async def reminders_command(update: Update, context: BotContext) -> None:
     await send_view(context.bot, place_of(update), view)
 
 
-async def _page(context: BotContext, owner: int, number: int) -> views.View:
+async def _page(context: BotContext, owner: int, number: int) -> View:
     """Build one page of the owner's reminders."""
     store = _store(context)
     total = await store.count_active(owner)
@@ -186,19 +194,14 @@ async def timezone_command(update: Update, context: BotContext) -> None:
     await send_html(context.bot, place.chat_id, text, thread_id=place.thread_id)
 
 
-async def on_reminder_button(update: Update, context: BotContext) -> None:
+async def run_button(update: Update, context: BotContext, pressed: tuple[Press, int, int]) -> None:
     """Run a reminder button: done, snooze, skip, stop, cancel or a page of /reminders."""
-    query = update.callback_query
-    pressed = views.parse_press(query.data if query else None)
-    if query is None or pressed is None or update.effective_chat is None:
-        if query is not None:
-            await query.answer(views.GONE, show_alert=True)
-        return
+    query = query_of(update)
     press, number, page_number = pressed
     owner = owner_id(update)
     try:
         if press is Press.PAGE:
-            await _edit(update, await _page(context, owner, number))
+            await show_in_place(update, context.bot, await _page(context, owner, number))
             await query.answer()
             return
         said = await _act(context, owner, press, number)
@@ -212,7 +215,7 @@ async def on_reminder_button(update: Update, context: BotContext) -> None:
     context.services.reminders.alarm.set()
     await query.answer(said)
     if press is Press.CANCEL:
-        await _edit(update, await _page(context, owner, page_number))
+        await show_in_place(update, context.bot, await _page(context, owner, page_number))
     elif query.message is not None:
         await _edit_buttons_off(update, said)
 
@@ -253,20 +256,6 @@ async def _snooze_time(
     return at if at > now else now + timedelta(days=1)
 
 
-async def _edit(update: Update, view: views.View) -> None:
-    """Show a view in place of the pressed message."""
-    query = update.callback_query
-    if query is None:
-        return
-    try:
-        await query.edit_message_text(
-            view.text, parse_mode="HTML", reply_markup=markup(view.buttons)
-        )
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
-
-
 async def _edit_buttons_off(update: Update, said: str) -> None:
     """Take the buttons off a fired reminder once one was pressed."""
     query = update.callback_query
@@ -276,3 +265,9 @@ async def _edit_buttons_off(update: Update, said: str) -> None:
     except TelegramError as error:
         # An old message may no longer be editable; the change itself is done.
         logger.info("could not take a reminder's buttons off: %s (%s)", error, said)
+
+
+def register(application: BotApplication) -> None:
+    """Handle /reminders and /timezone (the buttons go through bot/telegram/buttons.py)."""
+    application.add_handler(CommandHandler("reminders", reminders_command, NEW_MESSAGES))
+    application.add_handler(CommandHandler("timezone", timezone_command, NEW_MESSAGES))

@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
 from bot.reminders.timing import Occurrence, TimingError, describe, place
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View, callback_data
 
 PER_PAGE = 8
-CALLBACK_PATTERN = r"^r:"
+PREFIX = "r:"  # of every reminder button's data
 
 
 class Press(enum.StrEnum):
@@ -43,7 +43,7 @@ BAD_RULE = (
 
 def press_data(press: Press, number: int, page: int | None = None) -> str:
     """Return a button's callback data: the press, the reminder id (or page) and the page."""
-    return f"r:{press.value}:{number}" + (f":{page}" if page is not None else "")
+    return callback_data("r", press.value, number, *([] if page is None else [page]))
 
 
 def parse_press(data: str | None) -> tuple[Press, int, int] | None:
@@ -117,9 +117,11 @@ def _line(reminder: ReminderRecord, now: datetime) -> str:
     """Return one reminder's line in /reminders."""
     kind = " <i>(check-in: I answer it with the model)</i>" if reminder.check_in else ""
     repeat = f" <i>(repeats {html.escape(reminder.rule)})</i>" if reminder.rule else ""
-    paused = " <i>(paused: you had blocked me; set it again to resume)</i>" if (
-        reminder.state == "paused"
-    ) else ""  # fmt: skip
+    paused = (
+        " <i>(paused: you had blocked me; set it again to resume)</i>"
+        if (reminder.state == "paused")
+        else ""
+    )
     return (
         f"• <b>{html.escape(reminder.text)}</b>{kind}{repeat}{paused}\n"
         f"  {html.escape(when_text(reminder, now))}"
@@ -127,9 +129,12 @@ def _line(reminder: ReminderRecord, now: datetime) -> str:
 
 
 def page(
-    reminders: Sequence[ReminderRecord], total: int, number: int, now: datetime,
+    reminders: Sequence[ReminderRecord],
+    total: int,
+    number: int,
+    now: datetime,
     missed_ones: Sequence[ReminderRecord] = (),
-) -> View:  # fmt: skip
+) -> View:
     """Build one page of /reminders: the next ones, each with Cancel, and Prev/Next."""
     pages = max(1, -(-total // PER_PAGE))
     if not reminders:

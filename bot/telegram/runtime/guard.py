@@ -9,9 +9,9 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from bot.telegram import texts
-from bot.telegram.chat.delivery import send_html
 from bot.telegram.chat.filters import ADDRESSED_TO_BOT
 from bot.telegram.chat.reading import place_of
+from bot.telegram.chat.sending import send_html
 from bot.telegram.context import BotContext
 from bot.telegram.runtime.cooldown import Clock, Cooldown
 

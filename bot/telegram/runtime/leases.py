@@ -26,8 +26,9 @@ Recover = Callable[[int, Taken], Awaitable[None]]
 
 # Commands that need no model and store no turn: they answer at once, even while another
 # process (or a dead one, until it is known dead) holds the chat's lease.
-NO_TURN_COMMANDS = frozenset({"/start", "/help", "/memory", "/reminders", "/timezone",
-                              "/delete_my_data"})  # fmt: skip
+NO_TURN_COMMANDS = frozenset(
+    {"/start", "/help", "/memory", "/reminders", "/timezone", "/delete_my_data"}
+)
 # Their subcommands that do ask the model.
 MODEL_SUBCOMMANDS = frozenset({("/memory", "tidy"), ("/memory", "import")})
 
@@ -151,8 +152,9 @@ class LeaseKeeper:
         """Free the leases of processes known dead; return their names."""
         freed = await self._leases.free_dead()
         if freed:
-            logger.info("freed the turns of %d process(es) known gone: %s", len(freed),
-                        ", ".join(freed))  # fmt: skip
+            logger.info(
+                "freed the turns of %d process(es) known gone: %s", len(freed), ", ".join(freed)
+            )
         return freed
 
     async def sweep(self) -> list[asyncio.Task]:
@@ -211,8 +213,9 @@ class LeaseKeeper:
             await self._release_idle()
             count = await self._leases.hand_back()
         except DATABASE_ERRORS as error:
-            logger.warning("could not hand back unfinished turns (they wait out the lease): %s",
-                           error)  # fmt: skip
+            logger.warning(
+                "could not hand back unfinished turns (they wait out the lease): %s", error
+            )
             return
         if count:
             logger.info("handed back %d unfinished turn(s) to the next process", count)

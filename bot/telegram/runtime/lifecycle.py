@@ -45,8 +45,10 @@ async def answer_left_over(application: BotApplication, chat_id: int, taken: Tak
     ]
     pending = [p.conversation for p in everything if still_allowed(p, allowed)]
     if len(pending) < len(everything):
-        logger.info("not answering %d message(s) from users no longer allowed",
-                    len(everything) - len(pending))  # fmt: skip
+        logger.info(
+            "not answering %d message(s) from users no longer allowed",
+            len(everything) - len(pending),
+        )
     for conversation in pending:
         logger.info("answering a message a stopped process left unanswered in chat %s", chat_id)
         # Read it again: a newer message may have answered or compacted it. The caller holds
@@ -55,16 +57,14 @@ async def answer_left_over(application: BotApplication, chat_id: int, taken: Tak
         if not snapshot.unanswered:
             continue
         answer = partial(services.chat.answer, snapshot)
+        notices = services.account_notices
         try:
             await deliver_answer(
-                application.bot, conversation.place, answer, services.drafts,
-                services.account_notices,
-            )  # fmt: skip
+                application.bot, conversation.place, answer, services.drafts, notices
+            )
         except TelegramError:
-            logger.error(
-                "could not answer conversation %s after the restart", conversation.id,
-                exc_info=True,
-            )  # fmt: skip
+            message = "could not answer conversation %s after the restart"
+            logger.error(message, conversation.id, exc_info=True)
 
 
 def start_leases(application: BotApplication) -> LeaseKeeper:

@@ -75,8 +75,11 @@ class Outage:
         assert chat is not None  # only updates from chats reach the database
         since = self.clock()
         self.kept.append(Kept(update, since))
-        logger.warning("the database is unreachable (%s); keeping update %s until it is back",
-                       type(error).__name__, update.update_id)  # fmt: skip
+        logger.warning(
+            "the database is unreachable (%s); keeping update %s until it is back",
+            type(error).__name__,
+            update.update_id,
+        )
         if chat.id not in self.told:
             self.told.add(chat.id)
             await _say(application, chat.id, texts.DATABASE_DOWN)

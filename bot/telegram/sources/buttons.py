@@ -6,25 +6,20 @@ press is checked against the stored turn: it must be the owner's, and the memory
 
 from telegram import Update
 
-from bot.telegram.chat.delivery import send_view, show_in_place
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
+from bot.telegram.memories.buttons import stale_button
 from bot.telegram.sources.views import (
     ForgetSource,
     PinSource,
     ShowSources,
-    parse,
+    SourceAction,
     sources_list,
 )
-from bot.telegram.views import View
+from bot.telegram.ui import View, send_view, show_in_place
 from memory.items import MemoryNotFound
-
-
-async def stale_button(update: Update, context: BotContext) -> None:
-    """Say a button no longer works (malformed, or not the owner's), as memory_buttons does."""
-    await query_of(update).answer(texts.STALE_BUTTON, show_alert=True)
 
 
 async def _cited(update: Update, context: BotContext, turn_id: int) -> list[str] | None:
@@ -86,13 +81,8 @@ async def pin_source(update: Update, context: BotContext, action: PinSource) -> 
     await show_in_place(update, context.bot, await _list(update, context, action.turn_id, cited))
 
 
-async def on_source_button(update: Update, context: BotContext) -> None:
-    """Run a sources button, or say it no longer works."""
-    action = parse(query_of(update).data)
-    # Our buttons only sit on chat messages; an inline message has no chat and so no owner.
-    if action is None or update.effective_chat is None:
-        await stale_button(update, context)
-        return
+async def run_button(update: Update, context: BotContext, action: SourceAction) -> None:
+    """Run a sources button (bot/telegram/buttons.py parsed it)."""
     match action:
         case ShowSources():
             await show_sources(update, context, action)

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from html import escape
 
-from bot.telegram.callbacks import MAX_CALLBACK_BYTES
 from bot.telegram.memories import texts
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View, callback_data
 from memory.ids import ID_REGEX
 from memory.items import MemoryItem
 
-# Every callback data of a sources button starts so (callbacks.CALLBACK_PATTERN has it too).
+# Every callback data of a sources button starts so.
 PREFIX = "s:"
 # The most memories one list shows (a search returns 10; the block adds a few).
 MAX_SHOWN = 12
@@ -61,19 +60,11 @@ def encode(action: SourceAction) -> str:
     """Return the callback data of a sources action."""
     match action:
         case ShowSources(turn_id):
-            data = f"s:{turn_id}"
+            return callback_data("s", turn_id)
         case ForgetSource(memory_id, turn_id):
-            data = f"s:d:{memory_id}:{turn_id}"
+            return callback_data("s", "d", memory_id, turn_id)
         case PinSource(memory_id, turn_id, pinned):
-            data = f"s:{'+' if pinned else '-'}:{memory_id}:{turn_id}"
-    if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
-        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
-    return data
-
-
-def is_source_press(data: str | None) -> bool:
-    """Tell whether a button's callback data is a sources button's, well formed or not."""
-    return (data or "").startswith(PREFIX)
+            return callback_data("s", "+" if pinned else "-", memory_id, turn_id)
 
 
 def parse(data: str | None) -> SourceAction | None:

@@ -2,14 +2,13 @@
 
 from telegram import Message, Update
 
-from bot.telegram.chat.delivery import send_view, show_in_place
 from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories.buttons import stale_button
 from bot.telegram.tidy import texts
-from bot.telegram.tidy.callbacks import PlanAction, PlanTap, parse_plan
+from bot.telegram.tidy.callbacks import PlanAction, PlanTap
 from bot.telegram.tidy.views import decided_view, plan_view, reverted_view
-from bot.telegram.views import View
+from bot.telegram.ui import View, send_view, show_in_place
 from memory.batches.values import (
     BatchDecided,
     BatchKind,
@@ -77,16 +76,16 @@ async def _revert(update: Update, context: BotContext, action: PlanAction) -> No
     await send_view(context.bot, place_of(update), reverted_view(result, redo))
 
 
-HANDLERS = {PlanTap.SKIP: _skip, PlanTap.CANCEL: _cancel, PlanTap.APPLY: _apply,
-            PlanTap.REVERT: _revert}  # fmt: skip
+HANDLERS = {
+    PlanTap.SKIP: _skip,
+    PlanTap.CANCEL: _cancel,
+    PlanTap.APPLY: _apply,
+    PlanTap.REVERT: _revert,
+}
 
 
-async def on_plan_button(update: Update, context: BotContext) -> None:
-    """Run the pressed plan button's action, or say the button no longer works."""
-    action = parse_plan(query_of(update).data)
-    if action is None or update.effective_chat is None:
-        await stale_button(update, context)
-        return
+async def run_button(update: Update, context: BotContext, action: PlanAction) -> None:
+    """Run the pressed plan button's action (bot/telegram/buttons.py parsed it)."""
     try:
         await HANDLERS[action.tap](update, context, action)
     except BatchNotFound:

@@ -4,8 +4,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from bot.telegram.ui import callback_data
+
 # Every callback data of a plan's buttons starts so; a malformed one is a stale button.
-CALLBACK_PATTERN = r"^t:"
+PREFIX = "t:"
 _DATA = re.compile(r"t:([ascr]):([1-9][0-9]{0,17})(?::([0-9]{1,3}))?")
 
 
@@ -29,8 +31,8 @@ class PlanAction:
 
 def encode_plan(action: PlanAction) -> str:
     """Return the callback data of a plan's button."""
-    line = "" if action.line is None else f":{action.line}"
-    return f"t:{action.tap.value}:{action.batch_id}{line}"
+    line = [] if action.line is None else [action.line]
+    return callback_data("t", action.tap.value, action.batch_id, *line)
 
 
 def parse_plan(data: str | None) -> PlanAction | None:

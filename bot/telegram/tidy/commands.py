@@ -6,11 +6,12 @@ from datetime import tzinfo
 from telegram import Bot, Update
 
 from bot.conversations.snapshot import ChatThread
-from bot.telegram.chat.delivery import send_html, send_view
 from bot.telegram.chat.reading import place_of
+from bot.telegram.chat.sending import send_html
 from bot.telegram.context import BotContext, Services, owner_id
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.views import plan_view
+from bot.telegram.ui import send_view
 from bot.upkeep.tidy import PassOutcome, PassResult, TidyService
 from memory.models import utcnow
 

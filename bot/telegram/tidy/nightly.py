@@ -9,12 +9,12 @@ import logging
 from datetime import datetime, time, timedelta
 
 from bot.conversations.snapshot import ChatThread
-from bot.telegram.chat.delivery import send_view
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.runtime.processing import lanes
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.commands import owner_zone, show_outcome
 from bot.telegram.tidy.views import decided_view
+from bot.telegram.ui import send_view
 from bot.upkeep.tidy import PassResult
 from memory.batches.values import BatchStale, BatchTooBig
 from memory.models import utcnow

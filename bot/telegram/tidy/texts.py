@@ -142,8 +142,11 @@ def markdown_caption(count: int) -> str:
     return f"{count} memories as Markdown, to read or to give another assistant."
 
 
-BATCH_NAMES = {BatchKind.TIDY: "tidy pass", BatchKind.IMPORT: "import",
-               BatchKind.REVERT: "Undo all / Redo all"}  # fmt: skip
+BATCH_NAMES = {
+    BatchKind.TIDY: "tidy pass",
+    BatchKind.IMPORT: "import",
+    BatchKind.REVERT: "Undo all / Redo all",
+}
 
 
 def batch_notes(notes: list[BatchNote]) -> str:

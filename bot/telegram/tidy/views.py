@@ -3,7 +3,7 @@
 from bot.telegram.format import utf16_len
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.callbacks import PlanAction, PlanTap, encode_plan
-from bot.telegram.views import Button, View
+from bot.telegram.ui import Button, View
 from memory.batches.values import Proposal, Reverted
 
 SKIPS_PER_ROW = 5

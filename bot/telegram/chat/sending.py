@@ -1,0 +1,56 @@
+"""Send text we wrote to a chat: HTML split to fit (plain if refused), the model's Markdown."""
+
+import logging
+
+from telegram import Bot, InlineKeyboardMarkup, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated
+
+from bot.conversations.snapshot import ChatThread
+from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
+
+logger = logging.getLogger(__name__)
+
+
+async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
+    """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
+    try:
+        return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
+    except ChatMigrated as moved:
+        # The group became a supergroup; its memories follow when its update arrives.
+        logger.info("chat %s moved to %s; sending there", chat_id, moved.new_chat_id)
+        return await _send_piece(bot, moved.new_chat_id, html, **kwargs)
+    except BadRequest as error:
+        if "can't parse entities" not in str(error).lower():
+            raise
+        logger.warning("Telegram refused our HTML (%s); sending plain text", error)
+    last = None
+    plains = split_plain(html_to_plain(html))
+    # Buttons go under the last piece only, as they would have under the HTML.
+    above = {key: value for key, value in kwargs.items() if key != "reply_markup"}
+    for number, plain in enumerate(plains, 1):
+        options = kwargs if number == len(plains) else above
+        last = await bot.send_message(chat_id, plain, **options)
+    assert last is not None
+    return last
+
+
+async def send_html(
+    bot: Bot, chat_id: int, html: str, *, thread_id: int | None = None, **kwargs
+) -> list[Message]:
+    """Send text we wrote as HTML, split to fit, to the chat (and forum topic)."""
+    kwargs["message_thread_id"] = thread_id
+    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
+
+
+async def send_markdown(
+    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None = None
+) -> list[Message]:
+    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last."""
+    pieces = render_reply(markdown)
+    sent = []
+    for number, piece in enumerate(pieces, 1):
+        last = buttons if number == len(pieces) else None
+        kwargs = {"message_thread_id": place.thread_id, "reply_markup": last}
+        sent.append(await _send_piece(bot, place.chat_id, piece, **kwargs))
+    return sent

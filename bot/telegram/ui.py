@@ -1,0 +1,90 @@
+"""Views and their buttons: markup, sending a view, showing it in place of a pressed one."""
+
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot.conversations.snapshot import ChatThread
+from bot.telegram.chat.reading import place_of, query_of
+from bot.telegram.chat.sending import send_html
+
+# Telegram refuses callback data over 64 bytes.
+MAX_CALLBACK_BYTES = 64
+
+
+def callback_data(prefix: str, *fields: object) -> str:
+    """Join a button's prefix and fields with colons, refusing data Telegram would refuse."""
+    data = ":".join([prefix, *(str(field) for field in fields)])
+    if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES:
+        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
+    return data
+
+
+@dataclass(frozen=True)
+class Button:
+    """An inline button: its label and its callback data."""
+
+    label: str
+    data: str
+
+
+@dataclass(frozen=True)
+class View:
+    """A message to send or edit: HTML text and rows of inline buttons."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+    """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
+
+
+def editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:
+    """Tell whether the bot may still edit a button's message (Telegram says so by date 0)."""
+    return isinstance(message, Message) and message.is_accessible
+
+
+async def edit_unless_unchanged(edit: Awaitable[object]) -> None:
+    """Make an edit; Telegram refusing it because nothing changes is fine."""
+    try:
+        await edit
+    except BadRequest as error:
+        # A second press that changes nothing is fine; anything else is a real failure.
+        if "not modified" not in str(error).lower():
+            raise
+
+
+async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
+    """Send a view as one message (views are built to fit one)."""
+    await send_html(
+        bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
+    )
+
+
+async def show_in_place(update: Update, bot: Bot, view: View) -> None:
+    """Show a view in place of the pressed button's message, or anew if that is out of reach."""
+    message = query_of(update).message
+    if not editable(message):
+        await send_view(bot, place_of(update), view)
+        return
+    keyboard = markup(view.buttons)
+    await edit_unless_unchanged(
+        message.edit_text(view.text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+    )
