@@ -39,7 +39,7 @@ from bot.reminders.due import DueLoop
 from bot.reminders.store import ReminderStore
 from bot.reminders.tools import ReminderTools
 from bot.settings import Settings
-from bot.telegram import handlers, texts
+from bot.telegram import context, handlers, texts
 from bot.telegram.callbacks import CALLBACK_PATTERN
 from bot.telegram.context import BotApplication, BotContext, BotData, Services, account_notices
 from bot.telegram.cooldown import Clock
@@ -300,9 +300,9 @@ def add_handlers(application: BotApplication, clock: Clock = time.monotonic) -> 
     application.add_error_handler(handlers.error_handler)
 
 
-def application_builder(settings: Settings) -> ApplicationBuilder:
+def application_builder(settings: Settings) -> context.BotApplicationBuilder:
     """Start the Application: Telegram's URLs, the typed context and bot_data, start and stop."""
-    builder: ApplicationBuilder = (
+    return (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
@@ -311,7 +311,6 @@ def application_builder(settings: Settings) -> ApplicationBuilder:
         .post_init(post_init)
         .post_shutdown(post_shutdown)
     )
-    return builder
 
 
 def equip(

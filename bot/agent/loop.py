@@ -4,17 +4,17 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
-from typing import Any
 
 from anthropic import APIError, AsyncAnthropic, BadRequestError
-from anthropic.types import Message
+from anthropic.types import Message, ToolUnionParam
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from bot.agent.attachments import Files
 from bot.agent.citations import cited_ids
 from bot.agent.consent import Consent
 from bot.agent.ledger import join_summary
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
-from bot.agent.request import build_request
+from bot.agent.request import api_tool, build_request
 from bot.agent.response import closing_note, reply_text, stored_content
 from bot.agent.stream import Progress, StreamBroken, stream_message
 from bot.agent.tool_calls import ToolCalls, TurnChange
@@ -102,7 +102,7 @@ class _TurnState:
 
     conversation: ConversationState
     turns: list[StoredTurn]
-    tools: list[dict[str, Any]]
+    tools: list[ToolUnionParam]
     files: dict[str, str | None]
     progress: Progress | None
     deadline: float | None  # in the event loop's time; None: no deadline
@@ -110,7 +110,7 @@ class _TurnState:
     texts: list[str] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)  # after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
-    request: dict[str, Any] = field(default_factory=dict)  # the last one sent
+    request: MessageCreateParamsNonStreaming | None = None  # the last one sent
 
     def finished(self, notice: FileNotice | None = None) -> Answer:
         """Return the answer so far, ending with its notices (and this one)."""
@@ -146,7 +146,7 @@ class Agent:
         self._reminder_tools = reminders.definitions() if reminders else []
         self._files = files
         self._config = config
-        self._tools = tool_definitions(MEMORY_TOOLS)
+        self._tools: list[ToolUnionParam] = [api_tool(d) for d in tool_definitions(MEMORY_TOOLS)]
         self._conversations = conversations
         # The memories each reply cited, kept in the database the memories are in.
         self.sources = ReplySources(store.sessionmaker)
@@ -212,7 +212,7 @@ class Agent:
             except BadRequestError as error:
                 if state.web is not None and self._web is not None and self._web.refuse(error):
                     continue  # asked again without the web tools
-                chosen = to_leave_out(state.turns, error, state.request, state.files)
+                chosen = to_leave_out(state.turns, error, state.request or {}, state.files)
                 last = not chosen or attempt == MAX_LEAVE_OUTS
                 if last and is_prompt_too_long(error):
                     return state.finished(ConversationTooLong(api_reason(error)))

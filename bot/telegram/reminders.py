@@ -24,6 +24,7 @@ from bot.telegram.delivery import deliver_answer, markup, send_html, send_view
 from bot.telegram.processing import lanes
 from bot.telegram.reading import place_of
 from bot.telegram.reminder_views import Press
+from bot.telegram.views import View
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ async def reminders_command(update: Update, context: BotContext) -> None:
     await send_view(context.bot, place_of(update), view)
 
 
-async def _page(context: BotContext, owner: int, number: int) -> views.View:
+async def _page(context: BotContext, owner: int, number: int) -> View:
     """Build one page of the owner's reminders."""
     store = _store(context)
     total = await store.count_active(owner)
@@ -254,7 +255,7 @@ async def _snooze_time(
     return at if at > now else now + timedelta(days=1)
 
 
-async def _edit(update: Update, view: views.View) -> None:
+async def _edit(update: Update, view: View) -> None:
     """Show a view in place of the pressed message."""
     query = update.callback_query
     if query is None:
