@@ -16,7 +16,7 @@ def _skip_rows(proposal: Proposal) -> tuple[tuple[Button, ...], ...]:
     """Return one toggle per line: its number, ticked while it is kept."""
     buttons = [
         Button(
-            f"{number} {'✗' if line.get('skip') else '✓'}",
+            f"{number} {'✗' if line.skip else '✓'}",
             encode_plan(PlanAction(PlanTap.SKIP, proposal.id, number - 1)),
         )
         for number, line in enumerate(proposal.lines, 1)
