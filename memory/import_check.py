@@ -56,6 +56,13 @@ def _why_not(args: AddToMemoryArgs, taken: set[str], known: set[str], source: st
     return ""
 
 
+def _import_line(args: AddToMemoryArgs, subject: str | None, reason: str) -> ImportLine:
+    """Return a memory the checks kept as the batch keeps it."""
+    return ImportLine(
+        action="add", category=args.category, subject=subject, content=args.content, reason=reason
+    )
+
+
 def check_imports(
     proposed: Sequence[dict[str, Any]],
     existing: Sequence[MemoryItem],
@@ -88,13 +95,5 @@ def check_imports(
         if subject:
             taken.add(subject_key(subject) or "")
         known.add(normalised(args.content))
-        lines.append(
-            ImportLine(
-                action="add",
-                category=args.category,
-                subject=subject,
-                content=args.content,
-                reason=reason,
-            )
-        )
+        lines.append(_import_line(args, subject, reason))
     return Checked(lines, left_out)
