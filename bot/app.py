@@ -25,7 +25,7 @@ from bot.agent.account import check_account
 from bot.agent.attachments import Files, FileSource
 from bot.agent.chat import ChatService
 from bot.agent.compaction import Compactor
-from bot.agent.consent import Consent, consent_on
+from bot.agent.consent import ProposalAnswers, proposal_answers
 from bot.agent.erasure import DataEraser
 from bot.agent.file_cache import FileCache, remove_stale_partials
 from bot.agent.loop import Agent, AgentConfig
@@ -143,12 +143,12 @@ def agent_config(settings: Settings) -> AgentConfig:
 
 def memory_services(
     settings: Settings, sessionmaker: async_sessionmaker[AsyncSession]
-) -> tuple[MemoryStore, MemorySwitch, UndoLog, Consent]:
+) -> tuple[MemoryStore, MemorySwitch, UndoLog, ProposalAnswers]:
     """Build the memory store, its switch and undo log, and the answers to memory questions."""
     limit = settings.memory_max_items
     memories = MemoryStore(sessionmaker, settings.memory_token_budget, limit)
-    consent = consent_on(sessionmaker, memories, settings.max_memory_proposals)
-    return memories, MemorySwitch(sessionmaker), UndoLog(sessionmaker, limit), consent
+    answers = proposal_answers(sessionmaker, memories, settings.max_memory_proposals)
+    return memories, MemorySwitch(sessionmaker), UndoLog(sessionmaker, limit), answers
 
 
 def build_services(
@@ -161,7 +161,7 @@ def build_services(
 ) -> Services:
     """Build the engine, stores, model client and services (evals/ pass a clock, an HTTP client)."""
     sessionmaker = create_sessionmaker(engine := create_engine(settings.database_url))
-    memories, switch, undo_log, consent = memory_services(settings, sessionmaker)
+    memories, switch, undo_log, answers = memory_services(settings, sessionmaker)
     idle, budget = timedelta(minutes=settings.conversation_idle_minutes), memories.block_budget
     conversations = ConversationStore(sessionmaker, idle, clock, block_budget=budget)
     anthropic = model_client(settings, http_client)
@@ -173,7 +173,7 @@ def build_services(
     config, deadline = agent_config(settings), settings.turn_deadline_seconds
     agent = Agent(
         anthropic, config, conversations, memories, switch, ConversationSearch(sessionmaker),
-        files, reminders, consent, web_tools(settings, sessionmaker, store.zone_of, clock),
+        files, reminders, answers, web_tools(settings, sessionmaker, store.zone_of, clock),
     )  # fmt: skip
     control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)
     return Services(
@@ -187,7 +187,7 @@ def build_services(
         reminders=reminders,
         leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
         eraser=DataEraser(sessionmaker, files.cache),
-        consent=consent,
+        proposal_answers=answers,
     )
 
 

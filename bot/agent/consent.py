@@ -94,7 +94,7 @@ def undone_note(result: UndoResult) -> str:
     return f"[Since your last reply the user tapped Undo on {done}. Don't redo it unasked.]"
 
 
-class Consent:
+class ProposalAnswers:
     """Answers the model's memory questions by button, and tells the model of Undo taps."""
 
     def __init__(
@@ -187,9 +187,9 @@ class Consent:
         await self.notes.add_to_open(place, owner_id, undone_note(result))
 
 
-def consent_on(
+def proposal_answers(
     sessionmaker: async_sessionmaker[AsyncSession], store: MemoryStore, max_proposals: int
-) -> Consent:
+) -> ProposalAnswers:
     """Build the answers to memory questions on a database, at most max_proposals a talk."""
     proposals = ProposalStore(sessionmaker, max_proposals)
-    return Consent(proposals, store, MemorySwitch(sessionmaker), PendingNotes(sessionmaker))
+    return ProposalAnswers(proposals, store, MemorySwitch(sessionmaker), PendingNotes(sessionmaker))

@@ -11,7 +11,7 @@ from anthropic.types.message_create_params import MessageCreateParamsNonStreamin
 
 from bot.agent.attachments import Files
 from bot.agent.citations import cited_ids
-from bot.agent.consent import Consent
+from bot.agent.consent import ProposalAnswers
 from bot.agent.ledger import join_summary
 from bot.agent.notices import ConversationTooLong, FileNotice, FilesOverBudget
 from bot.agent.request import api_tool, build_request
@@ -80,7 +80,7 @@ class Answer:
     changes: list[TurnChange] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)
     # The web pages the reply cited or read: shown after it, as the API's terms ask.
-    sources: list[WebSource] = field(default_factory=list)
+    web_sources: list[WebSource] = field(default_factory=list)
     # The owner's memories the reply cited, and the stored turn that keeps them (its button's).
     memories_cited: list[str] = field(default_factory=list)
     cited_turn_id: int | None = None
@@ -132,16 +132,16 @@ class Agent:
         past: PastConversations,
         files: Files,
         reminders: ReminderTools | None = None,
-        consent: Consent | None = None,
+        proposal_answers: ProposalAnswers | None = None,
         web: WebTools | None = None,
     ):
         self._client = client
         self._web = web
-        proposals = consent.proposals if consent else None
+        proposals = proposal_answers.proposals if proposal_answers else None
         self._tool_calls = ToolCalls(
             store, switch, past, config.memory_limit, config.zone, reminders, proposals
         )
-        self._consent = consent
+        self._proposal_answers = proposal_answers
         # Reminders work with memory off too, so their tools come after the memory tools.
         self._reminder_tools = reminders.definitions() if reminders else []
         self._files = files
@@ -159,9 +159,9 @@ class Agent:
         With progress, the model's answers are streamed and reported to it as they come.
         Raises TurnFailed, with the changes so far, if a call fails or runs past the deadline.
         """
-        if self._consent is not None:
+        if self._proposal_answers is not None:
             # What the user did by button since the last reply goes into their message's turn.
-            snapshot = await self._consent.notes.deliver(snapshot)
+            snapshot = await self._proposal_answers.notes.deliver(snapshot)
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
@@ -239,7 +239,7 @@ class Agent:
             await self._cite(state.answer, state.conversation.owner_id, turn.id, message)
         if text := reply_text(message):
             state.texts.append(text)
-        state.answer.sources = web_sources(message.content, state.answer.sources)
+        state.answer.web_sources = web_sources(message.content, state.answer.web_sources)
         if self._web is not None:
             await self._web.record(state.web, message)
 

@@ -37,10 +37,10 @@ def _member(update: Update) -> Member | None:
 
 async def _tap(update: Update, context: BotContext, action: AnswerProposal) -> Tap:
     """Answer the proposal as the button says."""
-    consent, owner, member = context.services.consent, owner_id(update), _member(update)
+    answers, owner, member = context.services.proposal_answers, owner_id(update), _member(update)
     if action.remember:
-        return await consent.remember(owner, action.proposal_id, member)
-    return await consent.decline(owner, action.proposal_id, member)
+        return await answers.remember(owner, action.proposal_id, member)
+    return await answers.decline(owner, action.proposal_id, member)
 
 
 async def proposal_button(update: Update, context: BotContext, action: AnswerProposal) -> None:

@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, CallbackContext, ExtBot, JobQueue
 
 from bot.agent.chat import ChatService
-from bot.agent.consent import Consent
+from bot.agent.consent import ProposalAnswers
 from bot.agent.erasure import DataEraser
 from bot.agent.memory_import import ImportService
 from bot.agent.tidy import TidyService, tidy_service
@@ -54,7 +54,7 @@ class Services:
     leases: TurnLeases
     eraser: DataEraser  # /delete_my_data
     # The answers to the model's memory questions by button, and Undo news for the model.
-    consent: Consent
+    proposal_answers: ProposalAnswers
     # Voice notes' transcription (equip sets it: it fetches files through the bot).
     voice: VoiceNotes = field(init=False)
     # Which chats see drafts; it remembers refusals, so there is one per process.

@@ -177,7 +177,7 @@ async def deliver_answer(
     # The web pages the reply rests on follow it, before any notice about files.
     said = [
         result.text,
-        sources_markdown(result.sources),
+        sources_markdown(result.web_sources),
         *(notice_text(notice) for notice in result.notices),
     ]
     markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY

@@ -99,7 +99,7 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
         await query.answer(texts.UNDONE_ALERT)
         await say(update, context, texts.undone(result))
         # The model learns of it with the user's next message.
-        await context.services.consent.undone(place_of(update), owner_id(update), result)
+        await context.services.proposal_answers.undone(place_of(update), owner_id(update), result)
     await _drop_pressed_button(update, context)
 
 
