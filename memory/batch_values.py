@@ -51,7 +51,7 @@ class BatchTooBig(Exception):
 
 
 @dataclass(frozen=True)
-class Proposal:
+class Batch:
     """A batch as its message shows it: its lines, each possibly skipped."""
 
     id: int

@@ -9,13 +9,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from memory.batch_apply import apply_line, record_steps
 from memory.batch_revert import revert_batch
 from memory.batch_values import (
+    Batch,
     BatchDecided,
     BatchKind,
     BatchNote,
     BatchNotFound,
     BatchState,
     BatchTooBig,
-    Proposal,
     Reverted,
     digest_of,
 )
@@ -27,9 +27,9 @@ from memory.queries import count_active, load_active_memories
 from memory.stored_block import memory_change
 
 
-def _proposal(batch: MemoryBatch) -> Proposal:
+def _value(batch: MemoryBatch) -> Batch:
     """Copy a batch row into a plain value."""
-    return Proposal(
+    return Batch(
         id=batch.id,
         owner_id=batch.owner_id,
         kind=BatchKind(batch.kind),
@@ -99,10 +99,10 @@ class BatchStore:
         async with self._sessionmaker() as session:
             return bool(await session.scalar(query.select_from(MemoryBatch)))
 
-    async def find(self, owner_id: int, batch_id: int) -> Proposal:
+    async def find(self, owner_id: int, batch_id: int) -> Batch:
         """Return one of the owner's batches."""
         async with self._sessionmaker() as session:
-            return _proposal(await self._load(session, owner_id, batch_id))
+            return _value(await self._load(session, owner_id, batch_id))
 
     async def _load(self, session: AsyncSession, owner_id: int, batch_id: int) -> MemoryBatch:
         """Load one of the owner's batches, or raise BatchNotFound."""
@@ -113,7 +113,7 @@ class BatchStore:
             raise BatchNotFound(batch_id)
         return batch
 
-    async def toggle(self, owner_id: int, batch_id: int, index: int) -> Proposal:
+    async def toggle(self, owner_id: int, batch_id: int, index: int) -> Batch:
         """Skip a line of a proposed batch, or take it back in."""
         async with self._sessionmaker.begin() as session:
             batch = await self._proposed(session, owner_id, batch_id)
@@ -122,14 +122,14 @@ class BatchStore:
                 raise BatchNotFound(batch_id)
             lines[index] = lines[index].model_copy(update={"skip": not lines[index].skip})
             batch.plan = stored_lines(lines)
-            return _proposal(batch)
+            return _value(batch)
 
-    async def cancel(self, owner_id: int, batch_id: int) -> Proposal:
+    async def cancel(self, owner_id: int, batch_id: int) -> Batch:
         """Drop a proposed batch without changing any memory."""
         async with self._sessionmaker.begin() as session:
             batch = await self._proposed(session, owner_id, batch_id)
             await self._claim(session, batch, BatchState.CANCELLED)
-            return _proposal(batch)
+            return _value(batch)
 
     async def _proposed(self, session: AsyncSession, owner_id: int, batch_id: int) -> MemoryBatch:
         """Load one of the owner's batches that is still waiting for a decision."""
@@ -150,7 +150,7 @@ class BatchStore:
             raise BatchDecided(batch.id)
         batch.state = state.value
 
-    async def apply(self, owner_id: int, batch_id: int) -> Proposal:
+    async def apply(self, owner_id: int, batch_id: int) -> Batch:
         """Apply the chosen lines of a proposed batch in one transaction, as one batch.
 
         Raises BatchStale (and changes nothing) if a memory changed since the plan was made.
@@ -167,7 +167,7 @@ class BatchStore:
                 session.add_all(record_steps(batch.id, steps, line.reason))
             await session.flush()
             batch.digest = digest_of(await load_active_memories(session, owner_id))
-            return _proposal(batch)
+            return _value(batch)
 
     async def revert(self, owner_id: int, batch_id: int) -> Reverted:
         """Undo all of an applied batch (an Undo all's batch too: that is Redo all)."""

@@ -3,7 +3,7 @@
 from html import escape
 
 from bot.agent.tidy import PassOutcome, PassResult
-from memory.batch_values import BatchKind, BatchNote, Proposal, Reverted
+from memory.batch_values import Batch, BatchKind, BatchNote, Reverted
 from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
 from memory.items import MemoryItem
 from memory.plan_lines import BatchLine, ImportLine
@@ -77,17 +77,17 @@ def plan_line(number: int, line: BatchLine, width: int) -> str:
     return f"{number}. (skipped) {text}" if line.skip else f"{number}. {text}"
 
 
-def plan_text(proposal: Proposal, width: int) -> str:
+def plan_text(batch: Batch, width: int) -> str:
     """Render a plan: its head, then one numbered line per change."""
-    head = PLAN_HEAD[proposal.kind].format(count=len(proposal.lines))
-    lines = [plan_line(n, line, width) for n, line in enumerate(proposal.lines, 1)]
+    head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
+    lines = [plan_line(n, line, width) for n, line in enumerate(batch.lines, 1)]
     return "\n".join([head, "", *lines])
 
 
-def applied(proposal: Proposal) -> str:
+def applied(batch: Batch) -> str:
     """Confirm a plan was applied as one batch."""
-    count = len(proposal.chosen)
-    if proposal.kind is BatchKind.IMPORT:
+    count = len(batch.chosen)
+    if batch.kind is BatchKind.IMPORT:
         return f"Imported {count} memory(ies) as one batch. <b>Undo all</b> forgets them again."
     return (
         f"Applied {count} change(s) as one batch. <b>Undo all</b> puts every memory back; "
