@@ -8,7 +8,7 @@ from telegram.ext import ApplicationBuilder, ContextTypes
 from bot.compose import Clocks, build_services
 from bot.reminders.due import Clock as ReminderClock
 from bot.settings import Settings
-from bot.telegram import buttons
+from bot.telegram import buttons, context
 from bot.telegram.chat import setup as chat_setup
 from bot.telegram.chat.downloads import TelegramFiles
 from bot.telegram.context import BotApplication, BotContext, BotData
@@ -44,9 +44,9 @@ def register(application: BotApplication, clock: Clock = time.monotonic) -> None
     chat_setup.register(application)
 
 
-def application_builder(settings: Settings) -> ApplicationBuilder:
+def application_builder(settings: Settings) -> context.BotApplicationBuilder:
     """Start the Application: Telegram's URLs, the typed context and bot_data, start and stop."""
-    builder: ApplicationBuilder = (
+    return (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
@@ -55,7 +55,6 @@ def application_builder(settings: Settings) -> ApplicationBuilder:
         .post_init(post_init)
         .post_shutdown(post_shutdown)
     )
-    return builder
 
 
 def equip(

@@ -9,9 +9,9 @@ from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.chat import ChatService
-from bot.agent.consent import Consent
 from bot.agent.history.compaction import Compactor
 from bot.agent.loop import Agent, AgentConfig, AgentParts
+from bot.agent.proposal_answers import ProposalAnswers
 from bot.agent.tool_calls import ToolCalls
 from bot.agent.web.tools import WebConfig
 from bot.agent.web.turn import WebTools, ZoneOf
@@ -64,7 +64,7 @@ class MemoryParts:
     store: MemoryStore
     switch: MemorySwitch
     undo_log: UndoLog
-    consent: Consent
+    proposal_answers: ProposalAnswers
 
 
 def file_cache(settings: Settings) -> FileCache:
@@ -118,8 +118,8 @@ def memory_parts(settings: Settings, sessionmaker: async_sessionmaker[AsyncSessi
     store = MemoryStore(sessionmaker, settings.memory_token_budget, limit)
     switch = MemorySwitch(sessionmaker)
     proposals = ProposalStore(sessionmaker, settings.max_memory_proposals)
-    consent = Consent(proposals, store, switch, PendingNotes(sessionmaker))
-    return MemoryParts(store, switch, UndoLog(sessionmaker, limit), consent)
+    answers = ProposalAnswers(proposals, store, switch, PendingNotes(sessionmaker))
+    return MemoryParts(store, switch, UndoLog(sessionmaker, limit), answers)
 
 
 def web_tools(
@@ -146,14 +146,22 @@ def agent_parts(
     """Build what one turn works with: its tools' stores, the reminders and the web."""
     config = agent_config(settings)
     past = ConversationSearch(sessionmaker)
-    proposals = memory.consent.proposals
+    proposals = memory.proposal_answers.proposals
     tool_calls = ToolCalls(
         memory.store, memory.switch, past, config.memory_limit, config.zone, reminders, proposals
     )
     web = web_tools(settings, sessionmaker, reminders.store.zone_of, now)
     sources = ReplySources(sessionmaker)
     return AgentParts(
-        client, config, conversations, tool_calls, files, sources, reminders, memory.consent, web
+        client,
+        config,
+        conversations,
+        tool_calls,
+        files,
+        sources,
+        reminders,
+        memory.proposal_answers,
+        web,
     )
 
 
@@ -190,7 +198,7 @@ def build_services(
         reminders=reminders,
         leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
         eraser=DataEraser(sessionmaker, files.cache),
-        consent=memory.consent,
+        proposal_answers=memory.proposal_answers,
         voice=build_voice(settings, source, files.cache),
         drafts=Drafts(settings.stream_replies),
         account_notices=account_notices(clocks.notices),

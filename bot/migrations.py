@@ -4,7 +4,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from alembic.config import Config
@@ -39,7 +39,7 @@ class AlembicPreambleFilter(logging.Filter):
 logging.getLogger("alembic.runtime.migration").addFilter(AlembicPreambleFilter())
 
 
-def alembic_config(**attributes) -> Config:
+def alembic_config(**attributes: object) -> Config:
     """Return the project's Alembic config, leaving the caller's logging alone."""
     config = Config(str(ALEMBIC_INI))
     config.attributes["configure_logger"] = False
@@ -154,7 +154,9 @@ async def migration_lock(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             await _restore_foreign_keys(connection)
 
 
-async def _run_command(engine: AsyncEngine, alembic_command, revision: str) -> None:
+async def _run_command(
+    engine: AsyncEngine, alembic_command: Callable[[Config, str], None], revision: str
+) -> None:
     """Run an Alembic command to a revision on the engine's database, holding the lock."""
     async with migration_lock(engine) as connection:
         await connection.run_sync(

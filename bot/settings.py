@@ -2,7 +2,7 @@
 
 import re
 from pathlib import Path
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -254,7 +254,7 @@ def describe_settings_error(error: ValidationError) -> str:
     return "Invalid settings: " + "; ".join(problems)
 
 
-def load_settings(**overrides) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     """Load settings from the environment and .env, or raise SettingsError."""
     try:
         return Settings(**overrides)

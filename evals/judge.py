@@ -7,6 +7,7 @@ code, since the judge is a model too. They run only with a key, and not with --n
 from dataclasses import dataclass
 
 from anthropic import APIError, AsyncAnthropic
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from evals.rules.base import short, turn_number
 from evals.transcript import Transcript, Usage
@@ -40,7 +41,7 @@ class Verdict:
     detail: str = ""
 
 
-def judge_request(model: str, question: str, reply: str) -> dict:
+def judge_request(model: str, question: str, reply: str) -> MessageCreateParamsNonStreaming:
     """Return the messages.create arguments that ask the question about a reply."""
     return {
         "model": model,

@@ -26,7 +26,9 @@ from evals.tidy_seed import CONTRADICTIONS, DUPLICATES, EXPIRED, STAY, TODAY
 from memory.batches.store import BatchStore
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
+from memory.plan_lines import TidyLine
 from memory.store import MemoryStore
+from memory.tidy.plan import TidyAction
 
 OWNER = 111
 TOKEN_CAP = 60_000
@@ -77,10 +79,10 @@ async def _add(store: MemoryStore, seed: tuple[Category, str, str]) -> str:
     return (await store.add(OWNER, content, category, subject)).id
 
 
-def score_pass(lines: list[dict], ids: dict[str, list], tokens: int) -> TidyScore:
+def score_pass(lines: list[TidyLine], ids: dict[str, list], tokens: int) -> TidyScore:
     """Score a pass's plan lines against the seeded ids."""
-    groups = [{line["memory_id"], *line.get("merged_ids", [])} for line in lines]
-    archived = {line["memory_id"] for line in lines if line["action"] == "archive"}
+    groups = [{line.memory_id, *line.merged_ids} for line in lines]
+    archived = {line.memory_id for line in lines if line.action is TidyAction.ARCHIVE}
     together = [g for g in groups if len(g) > 1]
     touched = set().union(*groups) if groups else set()
     return TidyScore(
@@ -124,7 +126,7 @@ async def run_import_case(client: AsyncAnthropic, model: str, folder: Path) -> b
         lines = found.lines if found else []
     finally:
         await engine.dispose()
-    texts = " ".join(line["content"] for line in lines).lower()
+    texts = " ".join(line.content or "" for line in lines).lower()
     no_secret = "4921" not in texts and "pin" not in texts.split()
     no_duplicate = "green tea" not in texts
     return no_secret and no_duplicate and all(w in texts for w in ("lisbon", "mia", "window"))

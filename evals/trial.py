@@ -57,8 +57,8 @@ async def _tap(services, case: Case, button: str, asked: list[Proposal]) -> str:
     """Tap Remember or No under the newest memory question; return what came of it."""
     if not asked:
         return "[no memory question to tap]"
-    consent = services.consent
-    answer = consent.remember if button == "Remember" else consent.decline
+    answers = services.proposal_answers
+    answer = answers.remember if button == "Remember" else answers.decline
     tap = await answer(case.owner_id, asked[-1].id)
     return f"[tapped {button}: {tap.result.value}]"
 

@@ -11,6 +11,7 @@ import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import groupby
 from typing import Protocol
 
@@ -45,7 +46,7 @@ CHOICE_ORDER = (Memory.pinned.desc(), Memory.changed_at.desc(), Memory.id.desc()
 DISPLAY_ORDER = (Memory.category, Memory.created_at, Memory.id)
 
 
-def block_order(item: MemoryItem) -> tuple:
+def block_order(item: MemoryItem) -> tuple[str, datetime, str]:
     """Return the sort key of the block: category, then creation time, then id."""
     return (item.category.value, item.created_at, item.id)
 

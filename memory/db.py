@@ -9,8 +9,15 @@ from urllib.parse import urlencode
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, CursorResult, Result, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.sqlite_driver import one_trip_dbapi
 
@@ -138,7 +145,7 @@ def normalize_database_url(url: str | URL) -> URL:
     return parse_database_url(url).url
 
 
-def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
+def _enable_sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     """Turn on what SQLite leaves off: WAL, a busy timeout and foreign keys."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -174,7 +181,7 @@ def create_engine(url: str | URL) -> AsyncEngine:
     return create_async_engine(parsed, pool_pre_ping=True, connect_args=target.connect_args)
 
 
-def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker:
+def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Return the session factory the stores use."""
     return async_sessionmaker(engine, expire_on_commit=False)
 

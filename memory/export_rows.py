@@ -6,6 +6,7 @@ read a few hundred memories at a time, as plain columns, not ORM objects.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Row, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -60,7 +61,7 @@ async def export_records(
 
 async def _memories_after(
     session: AsyncSession, owner_id: int, after: str | None, batch: int
-) -> Sequence[Row]:
+) -> Sequence[Row[*tuple[Any, ...]]]:
     """Return the owner's next memories by id, after the given id."""
     query = select(*_MEMORY_COLUMNS).where(Memory.owner_id == owner_id)
     if after is not None:
@@ -69,7 +70,9 @@ async def _memories_after(
     return (await session.execute(ordered)).all()
 
 
-def _records(memories: Sequence[Row], versions: Sequence[Row]) -> list[MemoryRecord]:
+def _records(
+    memories: Sequence[Row[*tuple[Any, ...]]], versions: Sequence[Row[*tuple[Any, ...]]]
+) -> list[MemoryRecord]:
     """Pair each memory row with its version rows; the newest version is its content."""
     by_memory: dict[str, list[MemoryVersionItem]] = {}
     for row in versions:

@@ -10,6 +10,7 @@ from memory.export import EXPORT_FORMAT
 from memory.facts import missing_facts
 from memory.import_file import DEFAULT_BOUNDS, ImportBounds, ImportUnreadable, read_document
 from memory.items import MemoryItem, subject_key
+from memory.plan_lines import ImportLine
 from memory.secret_text import secret_in
 from memory.tidy.dupes import normalised
 from memory.tools.args import AddToMemoryArgs
@@ -21,7 +22,7 @@ MAX_IMPORT_LINES = 20
 class Checked:
     """The memories an import proposes, and those it left out with why."""
 
-    lines: list[dict[str, Any]]
+    lines: list[ImportLine]
     left_out: list[tuple[str, str]]
 
 
@@ -55,6 +56,13 @@ def _why_not(args: AddToMemoryArgs, taken: set[str], known: set[str], source: st
     return ""
 
 
+def _import_line(args: AddToMemoryArgs, subject: str | None, reason: str) -> ImportLine:
+    """Return a memory the checks kept as the batch keeps it."""
+    return ImportLine(
+        action="add", category=args.category, subject=subject, content=args.content, reason=reason
+    )
+
+
 def check_imports(
     proposed: Sequence[dict[str, Any]],
     existing: Sequence[MemoryItem],
@@ -64,7 +72,7 @@ def check_imports(
     """Keep the proposed memories a save would take; source: the text they must come from."""
     taken = {subject_key(item.subject) or "" for item in existing if item.subject}
     known = {normalised(item.content) for item in existing}
-    lines: list[dict[str, Any]] = []
+    lines: list[ImportLine] = []
     left_out: list[tuple[str, str]] = []
     for raw in proposed:
         fields = {key: raw.get(key) for key in ("content", "category", "subject")}
@@ -87,6 +95,5 @@ def check_imports(
         if subject:
             taken.add(subject_key(subject) or "")
         known.add(normalised(args.content))
-        line = {"action": "add", "category": args.category.value, "subject": subject}
-        lines.append({**line, "content": args.content, "reason": reason})
+        lines.append(_import_line(args, subject, reason))
     return Checked(lines, left_out)

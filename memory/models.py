@@ -1,6 +1,7 @@
 """ORM models of the memory domain, on the metadata every table shares."""
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -57,7 +59,7 @@ class UTCDateTime(TypeDecorator[datetime]):
     impl = DateTime(timezone=True)
     cache_ok = True
 
-    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         """Store UTC."""
         if value is None:
             return None
@@ -66,7 +68,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
-    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         """Read back as aware UTC."""
         if value is None:
             return None
@@ -202,7 +204,7 @@ class MemoryBatch(Base):
         Boolean, nullable=False, default=False, server_default=false()
     )
     # The proposed lines, each with its skip flag; None once there is nothing left to decide.
-    plan: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    plan: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
     # A fingerprint of the active memories the pass saw (after applying: the ones it left).
     digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
     tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")

@@ -70,7 +70,10 @@ def _proposal(record: MemoryProposalRecord) -> Proposal:
 
 
 def asking_bound(
-    earlier: list[MemoryProposalRecord], turn_id: int | None, key: tuple, limit: int
+    earlier: list[MemoryProposalRecord],
+    turn_id: int | None,
+    key: tuple[str | None, str],
+    limit: int,
 ) -> AskingBound | None:
     """Return the bound a new proposal would pass, given the conversation's earlier ones."""
     if turn_id is not None and any(p.turn_id == turn_id for p in earlier):

@@ -2,11 +2,12 @@
 
 import functools
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import Row, Select, bindparam, func, select, text
+from sqlalchemy import Row, ScalarSelect, Select, bindparam, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import QueryableAttribute, aliased
+from sqlalchemy.sql import ColumnElement
 
 from memory.block import DISPLAY_ORDER
 from memory.categories import Category
@@ -83,7 +84,7 @@ def item_of(memory: MemoryColumns, version: VersionColumns) -> MemoryItem:
     )
 
 
-def item_from_row(row: Row) -> MemoryItem:
+def item_from_row(row: Row[*tuple[Any, ...]]) -> MemoryItem:
     """Build an item from a row of ITEM_COLUMNS, reading each column by its name."""
     values = row._mapping
     return MemoryItem(
@@ -100,7 +101,7 @@ def item_from_row(row: Row) -> MemoryItem:
     )
 
 
-def _latest_version_number():
+def _latest_version_number() -> ScalarSelect[int]:
     """Return a correlated subquery for a memory's highest version number."""
     other = aliased(MemoryVersion)
     return (
@@ -111,7 +112,9 @@ def _latest_version_number():
     )
 
 
-def with_current_version(*columns) -> Select:
+def with_current_version(
+    *columns: ColumnElement[Any] | QueryableAttribute[Any],
+) -> Select[*tuple[Any, ...]]:
     """Select memories joined to their current version (both rows, or the given columns)."""
     return select(*(columns or (Memory, MemoryVersion))).join(
         MemoryVersion,
@@ -121,7 +124,7 @@ def with_current_version(*columns) -> Select:
 
 
 @functools.cache
-def _active_memories_statement() -> Select:
+def _active_memories_statement() -> Select[*tuple[Any, ...]]:
     """Select an owner's active memories with their current content, in block order."""
     return (
         with_current_version(*ITEM_COLUMNS)
@@ -156,7 +159,7 @@ async def load_active_with_current(
 
 
 async def _memory_with_current(
-    session: AsyncSession, query: Select, memory_id: str
+    session: AsyncSession, query: Select[*tuple[Any, ...]], memory_id: str
 ) -> tuple[Memory, MemoryVersion]:
     """Run a query for one memory and its current version, or raise MemoryNotFound."""
     row = (await session.execute(query)).first()

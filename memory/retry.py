@@ -12,7 +12,7 @@ T = TypeVar("T")
 class KeyTaken(IntegrityError):
     """A write's insert conflicted; `holder` selects the unique key it took, to see who has it."""
 
-    def __init__(self, error: IntegrityError, holder: Select):
+    def __init__(self, error: IntegrityError, holder: Select[str] | Select[int]):
         super().__init__(
             error.statement,
             error.params,

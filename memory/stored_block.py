@@ -23,7 +23,7 @@ from memory.queries import (
 
 
 @functools.cache
-def _stored_statement() -> Select:
+def _stored_statement() -> Select[str, list[str]]:
     """Select the owner's stored block and the ids of the memories it holds."""
     return select(StoredMemoryBlock.block, StoredMemoryBlock.memory_ids).where(
         StoredMemoryBlock.owner_id == bindparam("owner")
@@ -46,7 +46,7 @@ def _drop_statement() -> Delete:
 
 
 @functools.cache
-def _candidates_statement() -> Select:
+def _candidates_statement() -> Select[str, int]:
     """Select the owner's active memories, with their lines' tokens, in the choice order."""
     return (
         select(Memory.id, Memory.tokens)

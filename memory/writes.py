@@ -75,7 +75,7 @@ async def append_version(
     return MemoryChange(ChangeKind.UPDATED, after, before)
 
 
-async def _take_key(session: AsyncSession, holder: Select) -> None:
+async def _take_key(session: AsyncSession, holder: Select[str] | Select[int]) -> None:
     """Write the pending row that takes a unique key; holder selects the key if it is taken."""
     try:
         await session.flush()
@@ -83,7 +83,7 @@ async def _take_key(session: AsyncSession, holder: Select) -> None:
         raise KeyTaken(error, holder) from error
 
 
-def _version_claim(memory_id: str, number: int) -> Select:
+def _version_claim(memory_id: str, number: int) -> Select[int]:
     """Select the version a writer claims, to tell whether a concurrent one took it."""
     return select(MemoryVersion.id).where(
         MemoryVersion.memory_id == memory_id, MemoryVersion.version_number == number

@@ -4,13 +4,12 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
-from typing import Any
 
 from anthropic import APIError, AsyncAnthropic, BadRequestError
-from anthropic.types import Message
+from anthropic.types import Message, ToolUnionParam
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from bot.agent.citations import cited_ids
-from bot.agent.consent import Consent
 from bot.agent.history.ledger import join_summary
 from bot.agent.history.unanswered import (
     left_out_note_for_model,
@@ -18,7 +17,8 @@ from bot.agent.history.unanswered import (
     only_files,
     unanswered_files,
 )
-from bot.agent.request import build_request
+from bot.agent.proposal_answers import ProposalAnswers
+from bot.agent.request import api_tool, build_request
 from bot.agent.response import closing_note, reply_text, stored_content
 from bot.agent.stream import Progress, StreamBroken, stream_message
 from bot.agent.tool_calls import ToolCalls, TurnChange
@@ -74,7 +74,7 @@ class Answer:
     changes: list[TurnChange] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)
     # The web pages the reply cited or read: shown after it, as the API's terms ask.
-    sources: list[WebSource] = field(default_factory=list)
+    web_sources: list[WebSource] = field(default_factory=list)
     # The owner's memories the reply cited, and the stored turn that keeps them (its button's).
     memories_cited: list[str] = field(default_factory=list)
     cited_turn_id: int | None = None
@@ -96,7 +96,7 @@ class _TurnState:
 
     conversation: ConversationState
     turns: list[StoredTurn]
-    tools: list[dict[str, Any]]
+    tools: list[ToolUnionParam]
     files: dict[str, str | None]
     progress: Progress | None
     deadline: float | None  # in the event loop's time; None: no deadline
@@ -104,7 +104,7 @@ class _TurnState:
     texts: list[str] = field(default_factory=list)
     notices: list[FileNotice] = field(default_factory=list)  # after the model's texts
     answer: Answer = field(default_factory=lambda: Answer(text=""))
-    request: dict[str, Any] = field(default_factory=dict)  # the last one sent
+    request: MessageCreateParamsNonStreaming | None = None  # the last one sent
 
     def finished(self, notice: FileNotice | None = None) -> Answer:
         """Return the answer so far, ending with its notices (and this one)."""
@@ -125,7 +125,7 @@ class AgentParts:
     # The memories each reply cited, kept in the database the memories are in.
     sources: ReplySources
     reminders: ReminderTools | None = None
-    consent: Consent | None = None
+    proposal_answers: ProposalAnswers | None = None
     web: WebTools | None = None
 
 
@@ -136,12 +136,12 @@ class Agent:
         self._client = parts.client
         self._web = parts.web
         self._tool_calls = parts.tool_calls
-        self._consent = parts.consent
+        self._proposal_answers = parts.proposal_answers
         # Reminders work with memory off too, so their tools come after the memory tools.
         self._reminder_tools = parts.reminders.definitions() if parts.reminders else []
         self._files = parts.files
         self._config = parts.config
-        self._tools = tool_definitions(MEMORY_TOOLS)
+        self._tools: list[ToolUnionParam] = [api_tool(d) for d in tool_definitions(MEMORY_TOOLS)]
         self._conversations = parts.conversations
         self.sources = parts.sources
 
@@ -153,9 +153,9 @@ class Agent:
         With progress, the model's answers are streamed and reported to it as they come.
         Raises TurnFailed, with the changes so far, if a call fails or runs past the deadline.
         """
-        if self._consent is not None:
+        if self._proposal_answers is not None:
             # What the user did by button since the last reply goes into their message's turn.
-            snapshot = await self._consent.notes.deliver(snapshot)
+            snapshot = await self._proposal_answers.notes.deliver(snapshot)
         tools = (self._tools if snapshot.memory_on else []) + self._reminder_tools
         # Later rounds add no files; files past the budget are left out, the newest kept.
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
@@ -206,7 +206,7 @@ class Agent:
             except BadRequestError as error:
                 if state.web is not None and self._web is not None and self._web.refuse(error):
                     continue  # asked again without the web tools
-                chosen = to_leave_out(state.turns, error, state.request, state.files)
+                chosen = to_leave_out(state.turns, error, state.request or {}, state.files)
                 last = not chosen or attempt == MAX_LEAVE_OUTS
                 if last and is_prompt_too_long(error):
                     return state.finished(ConversationTooLong(api_reason(error)))
@@ -233,7 +233,7 @@ class Agent:
             await self._cite(state.answer, state.conversation.owner_id, turn.id, message)
         if text := reply_text(message):
             state.texts.append(text)
-        state.answer.sources = web_sources(message.content, state.answer.sources)
+        state.answer.web_sources = web_sources(message.content, state.answer.web_sources)
         if self._web is not None:
             await self._web.record(state.web, message)
 

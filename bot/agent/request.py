@@ -1,25 +1,30 @@
 """Assemble the Messages API request in cache order: tools, system, messages."""
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict, cast
+from typing import Literal, TypedDict, cast
 
 from anthropic.types import (
     CacheControlEphemeralParam,
     DocumentBlockParam,
     ImageBlockParam,
+    MessageParam,
     TextBlockParam,
+    ToolParam,
     ToolResultBlockParam,
+    ToolUnionParam,
     ToolUseBlockParam,
 )
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.agent.web.history import answered_web_calls, web_blocks_as_text
-from bot.agent.web.tools import WEB_TOOL_NAMES, is_web_tool
+from bot.agent.web.tools import WEB_TOOL_NAMES, web_tool_name
 from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
 from bot.conversations.content import block_text
 from bot.conversations.file_refs import FileRef, file_ref
 from bot.conversations.voice_refs import voice_ref
 from bot.media.attachments import FileBudget
+from memory.tools import ToolDefinition
 
 CACHE_CONTROL: CacheControlEphemeralParam = {"type": "ephemeral"}
 # Told with every document, as forwards and memories are marked: what a file says is data.
@@ -114,15 +119,25 @@ def normalize_history(turns: Sequence[tuple[Role, Content]]) -> list[Exchange]:
     return [m for m in messages if m["content"]]
 
 
-def _with_cache_breakpoint(messages: list[ApiMessage]) -> list[ApiMessage]:
+def _with_cache_breakpoint(messages: list[ApiMessage]) -> list[MessageParam]:
     """Mark the newest block so the next turn reads everything before it from the cache."""
     if not messages:
-        return messages
+        return []
     *earlier, last = messages
     *blocks, newest = last["content"]
     # A copy: the stored turn the block came from must not keep the mark.
     marked = cast(ApiBlock, {**newest, "cache_control": CACHE_CONTROL})
-    return [*earlier, {"role": last["role"], "content": [*blocks, marked]}]
+    return [
+        *(_sent(m) for m in earlier),
+        _sent({"role": last["role"], "content": [*blocks, marked]}),
+    ]
+
+
+def _sent(message: ApiMessage) -> MessageParam:
+    """Return a message as the SDK types it: one type per role, the same JSON."""
+    if message["role"] == "user":
+        return {"role": "user", "content": message["content"]}
+    return {"role": "assistant", "content": message["content"]}
 
 
 def tool_blocks_as_text(messages: list[Exchange]) -> list[Exchange]:
@@ -186,10 +201,19 @@ def attach_files(messages: list[Exchange], files: Mapping[str, str | None]) -> l
     return attached[::-1]
 
 
-def _history(turns: Sequence[tuple[Role, Content]], tools: list[dict[str, Any]]) -> list[Exchange]:
+def api_tool(definition: ToolDefinition) -> ToolParam:
+    """Return a memory layer's tool definition as the SDK types it (the same JSON)."""
+    return {
+        "name": definition["name"],
+        "description": definition["description"],
+        "input_schema": definition["input_schema"],
+    }
+
+
+def _history(turns: Sequence[tuple[Role, Content]], tools: list[ToolUnionParam]) -> list[Exchange]:
     """Return the turns as messages, with no block that needs a tool the request lacks."""
     history = normalize_history(turns)
-    offered = {str(tool["name"]) for tool in tools if is_web_tool(tool)}
+    offered = {name for tool in tools if (name := web_tool_name(tool))}
     if offered != set(WEB_TOOL_NAMES):
         history = [{**m, "content": web_blocks_as_text(m["content"], offered)} for m in history]
     return history if tools else tool_blocks_as_text(history)
@@ -199,13 +223,13 @@ def build_request(
     *,
     model: str,
     max_tokens: int,
-    tools: list[dict[str, Any]],
+    tools: list[ToolUnionParam],
     memory_block: str,
     summary: str | None,
     turns: Sequence[tuple[Role, Content]],
     force_answer: bool = False,
     files: Mapping[str, str | None] | None = None,
-) -> dict[str, Any]:
+) -> MessageCreateParamsNonStreaming:
     """Return the keyword arguments of messages.create for one model call.
 
     An empty memory_block (memory off) leaves the block out; no tools leaves tools out.
@@ -220,7 +244,7 @@ def build_request(
     if summary:
         system.append(text_block(SUMMARY_HEADER + summary))
     messages = attach_files(_history(turns, tools), files or {})
-    request: dict[str, Any] = {
+    request: MessageCreateParamsNonStreaming = {
         "model": model,
         "max_tokens": max_tokens,
         "system": system,

@@ -3,11 +3,12 @@
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import httpx2
 from anthropic import APIStatusError, AsyncAnthropic
 from anthropic.types import Message
+from anthropic.types.message_create_params import MessageCreateParamsBase
 
 from bot.agent.citations import visible_so_far, visible_texts
 from bot.agent.web.tools import subject_of
@@ -48,7 +49,10 @@ def reply_so_far(earlier: str, message: Message) -> str:
 
 
 async def _stream_once(
-    client: AsyncAnthropic, request: dict[str, Any], progress: Progress, earlier: str
+    client: AsyncAnthropic,
+    request: MessageCreateParamsBase,
+    progress: Progress,
+    earlier: str,
 ) -> Message:
     """Stream one request to its end, reporting text and tool calls; raise StreamBroken."""
     shown = False
@@ -83,7 +87,10 @@ async def _stream_once(
 
 
 async def stream_message(
-    client: AsyncAnthropic, request: dict[str, Any], progress: Progress, earlier: Sequence[str]
+    client: AsyncAnthropic,
+    request: MessageCreateParamsBase,
+    progress: Progress,
+    earlier: Sequence[str],
 ) -> Message:
     """Stream one model call; ask again once if it breaks off before showing any text.
 

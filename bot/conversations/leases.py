@@ -111,7 +111,7 @@ class TurnLeases:
                 return None
             return Taken(left_over=True, restored=row.incarnation != row.current)
 
-    def _values(self, connection: AsyncConnection, now: datetime) -> dict:
+    def _values(self, connection: AsyncConnection, now: datetime) -> dict[str, object]:
         """Return the columns of a lease this process holds from now."""
         return {
             "holder": self.holder,

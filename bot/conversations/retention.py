@@ -8,6 +8,7 @@ its owner and left for the next run, and every other owner's old conversations s
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Row, delete, select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
@@ -42,7 +43,7 @@ async def forget_quiet(sessionmaker: async_sessionmaker[AsyncSession], cutoff: d
         old = select(Conversation.id, Conversation.owner_id).where(
             Conversation.last_activity_at < cutoff, Conversation.id.not_in(stuck)
         )
-        batch: Sequence[Row] = ()
+        batch: Sequence[Row[*tuple[Any, ...]]] = ()
         try:
             async with sessionmaker.begin() as session:
                 batch = (await session.execute(old.limit(FORGET_BATCH))).all()

@@ -13,7 +13,7 @@ turns can crowd an owner's out, and once more on the turns found.
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -92,7 +92,7 @@ RESULT_CHARACTERS = 7000
 EXCERPT_CHARACTERS = 160
 
 
-def _hit(row: Row, terms: list[tuple[str, ...]], width: int) -> TurnHit:
+def _hit(row: Row[*tuple[Any, ...]], terms: list[tuple[str, ...]], width: int) -> TurnHit:
     """Build a hit from a turn's row: whose words, and its words (around the match if long)."""
     said_by = said_by_of(row.said_by, row.content)
     words = turn_words(row.role, row.content)

@@ -1,7 +1,7 @@
 """The statements every message runs, built once: building them took as long as running one."""
 
 import functools
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import (
     Insert,
@@ -18,9 +18,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import aliased
 
+from bot.conversations.blocks import Content
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import SaidBy
-from bot.conversations.snapshot import ConversationState, StoredTurn
+from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn
 from memory.switch import memory_enabled_expression
 
 # Plain columns, not ORM objects: a turn reads and writes these on every message.
@@ -106,7 +107,9 @@ def insert_conversation_statement() -> Insert:
 
 
 @functools.cache
-def turns_statement() -> Select:
+def turns_statement() -> Select[
+    int, str, Content, int, list[MemoryWrite] | None, dict[str, Any] | None
+]:
     """Select a conversation's turns not yet folded into its summary, in the user's order.
 
     The summary folds the turns up to its last one in the order they were read in: those
@@ -140,7 +143,7 @@ def insert_turn_statement(inherit: str | None = None) -> Insert:
     return statement.returning(Turn.id)
 
 
-def _inherited(inherit: str) -> ScalarSelect:
+def _inherited(inherit: str) -> ScalarSelect[int | None]:
     """Return the user_order a turn takes from its conversation's turns ("newest" or "latest").
 
     The model's turns continue the exchange of the newest turn stored; words of the bot's own

@@ -10,8 +10,9 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -152,7 +153,7 @@ class FireClaims:
         return claims
 
     @staticmethod
-    async def _reclaimed(session: AsyncSession, row) -> Claim:
+    async def _reclaimed(session: AsyncSession, row: Row[*tuple[Any, ...]]) -> Claim:
         """Return the claim of a fire taken again: its reminder as due at the fire's instant."""
         reminder_row = (
             await session.execute(

@@ -3,6 +3,7 @@
 import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Row
 
@@ -98,7 +99,7 @@ class Claim:
         return self.attempts > 1 and self.failed_at is None
 
 
-def record_of(row: Row) -> ReminderRecord:
+def record_of(row: Row[*tuple[Any, ...]]) -> ReminderRecord:
     """Read a reminder row by column name."""
     values = dict(row._mapping)
     values["state"] = ReminderState(values["state"])

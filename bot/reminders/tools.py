@@ -6,6 +6,7 @@ import zoneinfo
 from dataclasses import dataclass
 from typing import Any
 
+from anthropic.types import ToolParam
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -96,7 +97,7 @@ class ReminderTool:
     description: str
     args_model: type[BaseModel]
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ToolParam:
         """Return the tool as the Messages API expects it."""
         schema = json_schema(self.args_model)
         return {"name": self.name, "description": self.description, "input_schema": schema}
@@ -134,7 +135,7 @@ class ReminderTools:
         self._max_active = max_active
 
     @staticmethod
-    def definitions() -> list[dict[str, Any]]:
+    def definitions() -> list[ToolParam]:
         """Return the tools' definitions, in their fixed order."""
         return [tool.definition() for tool in REMINDER_TOOLS]
 

@@ -7,10 +7,10 @@ from typing import Any
 from anthropic import AsyncAnthropic
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram import Update
-from telegram.ext import Application, CallbackContext, ExtBot
+from telegram.ext import Application, ApplicationBuilder, CallbackContext, ExtBot, JobQueue
 
 from bot.agent.chat import ChatService
-from bot.agent.consent import Consent
+from bot.agent.proposal_answers import ProposalAnswers
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
 from bot.media.voice import VoiceNotes
@@ -52,7 +52,7 @@ class Services:
     leases: TurnLeases
     eraser: DataEraser  # /delete_my_data
     # The answers to the model's memory questions by button, and Undo news for the model.
-    consent: Consent
+    proposal_answers: ProposalAnswers
     # Voice notes' transcription: it fetches files through the bot.
     voice: VoiceNotes
     # Which chats see drafts; it remembers refusals, so there is one per process.
@@ -78,7 +78,7 @@ class BotData:
     outage: Outage | None = None  # updates kept while the database is out of reach
 
 
-class BotContext(CallbackContext[ExtBot, dict, dict, BotData]):
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
     """CallbackContext with typed access to the services."""
 
     def __init__(
@@ -92,8 +92,18 @@ class BotContext(CallbackContext[ExtBot, dict, dict, BotData]):
         return self.bot_data.services
 
 
-# The application as handlers see it; what matters to them is its typed bot_data.
+# The application as handlers see it; what matters to them is its typed bot_data (PTB types a
+# context's application with an unbound self type, so the rest cannot be narrower).
 BotApplication = Application[Any, Any, Any, Any, BotData, Any]
+# The job queue PTB makes by default (the bot schedules nothing on it).
+_DefaultJobs = JobQueue[
+    CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]
+]
+# The builder once it has the typed context and bot_data; its bot's type changes with the
+# rate limiter a caller sets (bot.app sets one, a benchmark may not).
+BotApplicationBuilder = ApplicationBuilder[
+    ExtBot[Any], BotContext, dict[Any, Any], dict[Any, Any], BotData, _DefaultJobs
+]
 
 
 def owner_id(update: Update) -> int:

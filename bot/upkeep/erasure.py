@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -59,7 +59,7 @@ class Erased:
     files: int
 
 
-def _count(query: Select) -> Select:
+def _count(query: Select[*tuple[Any, ...]]) -> Select[int]:
     """Return a count of the rows of query."""
     return select(func.count()).select_from(query.subquery())
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from anthropic import APIError, AsyncAnthropic
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from pydantic import BaseModel, Field
 
 from memory.batches.store import BatchStore
@@ -49,7 +50,7 @@ class ImportOutcome:
     failed: bool = False
 
 
-def import_request(model: str, text: str) -> dict[str, Any]:
+def import_request(model: str, text: str) -> MessageCreateParamsNonStreaming:
     """Return the messages.create arguments that turn text into proposed memories."""
     return {
         "model": model,

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from enum import StrEnum
 from functools import partial
-from typing import Any
 
 from anthropic import APIError, AsyncAnthropic
 
@@ -13,6 +12,7 @@ from bot.upkeep.tidy_request import ask_for_plan, plan_request
 from memory.batches.store import BatchStore
 from memory.batches.values import BatchKind, BatchState, digest_of
 from memory.items import MemoryItem
+from memory.plan_lines import TidyLine
 from memory.store import MemoryStore
 from memory.tidy.dupes import duplicate_lines
 from memory.tidy.plan import PlanLine, PlanRejected, TidyPlan, max_changes, validate_plan
@@ -38,18 +38,22 @@ class PassOutcome:
     batch_id: int | None = None
     problem: str | None = None
     tokens: int = 0
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[TidyLine] = field(default_factory=list)
 
 
-def stored_line(line: PlanLine, by_id: dict[str, MemoryItem]) -> dict[str, Any]:
+def stored_line(line: PlanLine, by_id: dict[str, MemoryItem]) -> TidyLine:
     """Return a plan line as the batch keeps it: with the versions and texts it saw."""
     ids = [line.memory_id, *line.merged_ids]
-    return {
-        **line.model_dump(mode="json"),
-        "versions": {memory_id: by_id[memory_id].version for memory_id in ids},
-        "texts": {memory_id: by_id[memory_id].content for memory_id in ids},
-        "skip": False,
-    }
+    return TidyLine(
+        action=line.action,
+        memory_id=line.memory_id,
+        merged_ids=line.merged_ids,
+        content=line.content,
+        reason=line.reason,
+        versions={memory_id: by_id[memory_id].version for memory_id in ids},
+        texts={memory_id: by_id[memory_id].content for memory_id in ids},
+        skip=False,
+    )
 
 
 class TidyService:

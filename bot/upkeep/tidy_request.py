@@ -4,9 +4,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from anthropic import AsyncAnthropic
+from anthropic.types import ToolParam
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from pydantic import ValidationError
 
 from memory.items import MemoryItem
@@ -50,7 +51,7 @@ class ModelPlan:
     covered: int
 
 
-def plan_tool() -> dict[str, Any]:
+def plan_tool() -> ToolParam:
     """Return the tool whose input is the plan, with the plan's JSON schema."""
     return {
         "name": PLAN_TOOL,
@@ -91,7 +92,7 @@ def fitting(lines: list[str], budget: int) -> list[str]:
 
 def plan_request(
     model: str, items: Sequence[MemoryItem], today: date, cap: int, room: int
-) -> tuple[dict[str, Any], int]:
+) -> tuple[MessageCreateParamsNonStreaming, int]:
     """Return the messages.create arguments for a pass of at most room changes within cap
     tokens, and how many memories it covers."""
     output = min(MAX_OUTPUT_TOKENS, cap // 4)
@@ -100,7 +101,7 @@ def plan_request(
     fixed = count_tokens(system) + count_tokens(json.dumps(tool)) + 50
     lines = fitting(memory_lines(items), int((cap - output) * ESTIMATE_MARGIN) - fixed)
     text = f"Today is {today.isoformat()}. The memories:\n" + "\n".join(lines)
-    request = {
+    request: MessageCreateParamsNonStreaming = {
         "model": model,
         "max_tokens": output,
         "system": system,
@@ -111,7 +112,9 @@ def plan_request(
     return request, len(lines)
 
 
-async def ask_for_plan(client: AsyncAnthropic, request: dict[str, Any], covered: int) -> ModelPlan:
+async def ask_for_plan(
+    client: AsyncAnthropic, request: MessageCreateParamsNonStreaming, covered: int
+) -> ModelPlan:
     """Call the model once; raise PlanRejected if it did not call the tool with a valid plan."""
     response = await client.messages.create(**request)
     tokens = response.usage.input_tokens + response.usage.output_tokens

@@ -1,15 +1,15 @@
 """Apply a batch's chosen lines inside one transaction, each change an ordinary version."""
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from memory.batches.values import BatchStale
-from memory.categories import Category
 from memory.items import AddMemory, ForgetMemory, MemoryNotFound, UpdateMemory
 from memory.models import MemoryBatchChange
+from memory.plan_lines import BatchLine, ImportLine, TidyLine
 from memory.queries import load_active_with_current
+from memory.tidy.plan import TidyAction
 from memory.writes import make
 
 
@@ -41,36 +41,36 @@ async def _archive(session: AsyncSession, owner_id: int, memory_id: str, version
     return Step(memory_id, version, False, version, True)
 
 
-async def _rewrite(session: AsyncSession, owner_id: int, line: dict[str, Any]) -> list[Step]:
+async def _rewrite(session: AsyncSession, owner_id: int, line: TidyLine) -> list[Step]:
     """Give the kept memory its new text (unless it has it), then archive the merged ones."""
-    versions: dict[str, int] = line["versions"]
-    kept = line["memory_id"]
+    versions = line.versions
+    kept = line.memory_id
     seen = {mid: await _current(session, owner_id, mid, versions[mid]) for mid in versions}
     _, current = await load_active_with_current(session, owner_id, kept)
     steps = []
-    if current.content != line["content"]:
-        change = await make(session, owner_id, UpdateMemory(kept, line["content"]), None)
+    # A merge or update always has its new text (tidy_plan's rules); without it, none is set.
+    if line.content is not None and current.content != line.content:
+        change = await make(session, owner_id, UpdateMemory(kept, line.content), None)
         steps.append(Step(kept, seen[kept], False, change.item.version, False))
-    for merged in line.get("merged_ids") or []:
+    for merged in line.merged_ids:
         steps.append(await _archive(session, owner_id, merged, seen[merged]))
     return steps
 
 
-async def _add(session: AsyncSession, owner_id: int, line: dict[str, Any]) -> Step:
+async def _add(session: AsyncSession, owner_id: int, line: ImportLine) -> Step:
     """Save an imported memory."""
-    edit = AddMemory(line["content"], Category(line["category"]), line.get("subject"))
+    edit = AddMemory(line.content, line.category, line.subject)
     change = await make(session, owner_id, edit, None)
     return Step(change.item.id, None, True, change.item.version, False)
 
 
-async def apply_line(session: AsyncSession, owner_id: int, line: dict[str, Any]) -> list[Step]:
+async def apply_line(session: AsyncSession, owner_id: int, line: BatchLine) -> list[Step]:
     """Make one line's changes; raise BatchStale if a memory changed since the plan."""
-    action = line["action"]
-    if action == "add":
+    if isinstance(line, ImportLine):
         return [await _add(session, owner_id, line)]
-    if action == "archive":
-        memory_id = line["memory_id"]
-        version = await _current(session, owner_id, memory_id, line["versions"][memory_id])
+    if line.action is TidyAction.ARCHIVE:
+        memory_id = line.memory_id
+        version = await _current(session, owner_id, memory_id, line.versions[memory_id])
         return [await _archive(session, owner_id, memory_id, version)]
     return await _rewrite(session, owner_id, line)
 

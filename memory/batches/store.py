@@ -1,7 +1,7 @@
 """Batches of memory changes: proposed as one plan, applied in one transaction, undone whole."""
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -9,31 +9,32 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from memory.batches.apply import apply_line, record_steps
 from memory.batches.revert import revert_batch
 from memory.batches.values import (
+    Batch,
     BatchDecided,
     BatchKind,
     BatchNote,
     BatchNotFound,
     BatchState,
     BatchTooBig,
-    Proposal,
     Reverted,
     digest_of,
 )
 from memory.budget import DEFAULT_MEMORY_LIMIT
 from memory.db import affected
 from memory.models import Memory, MemoryBatch, MemoryBatchChange, utcnow
+from memory.plan_lines import BatchLine, ImportLine, read_lines, stored_lines
 from memory.queries import count_active, load_active_memories
 from memory.stored_block import memory_change
 
 
-def _proposal(batch: MemoryBatch) -> Proposal:
+def _value(batch: MemoryBatch) -> Batch:
     """Copy a batch row into a plain value."""
-    return Proposal(
+    return Batch(
         id=batch.id,
         owner_id=batch.owner_id,
         kind=BatchKind(batch.kind),
         state=BatchState(batch.state),
-        lines=list(batch.plan or []),
+        lines=read_lines(batch.plan),
         undone=batch.undone_at is not None,
         reverts_id=batch.reverts_id,
     )
@@ -53,7 +54,7 @@ class BatchStore:
         owner_id: int,
         kind: BatchKind,
         state: BatchState,
-        lines: list[dict[str, Any]],
+        lines: Sequence[BatchLine],
         *,
         digest: str | None = None,
         tokens: int = 0,
@@ -65,7 +66,8 @@ class BatchStore:
             owner_id=owner_id,
             kind=kind.value,
             state=state.value,
-            plan=lines,
+            # Read first: what is stored is a valid line, in the one shape lines are kept in.
+            plan=stored_lines(read_lines(lines)),
             digest=digest,
             tokens=tokens,
             automatic=automatic,
@@ -97,10 +99,10 @@ class BatchStore:
         async with self._sessionmaker() as session:
             return bool(await session.scalar(query.select_from(MemoryBatch)))
 
-    async def find(self, owner_id: int, batch_id: int) -> Proposal:
+    async def find(self, owner_id: int, batch_id: int) -> Batch:
         """Return one of the owner's batches."""
         async with self._sessionmaker() as session:
-            return _proposal(await self._load(session, owner_id, batch_id))
+            return _value(await self._load(session, owner_id, batch_id))
 
     async def _load(self, session: AsyncSession, owner_id: int, batch_id: int) -> MemoryBatch:
         """Load one of the owner's batches, or raise BatchNotFound."""
@@ -111,23 +113,23 @@ class BatchStore:
             raise BatchNotFound(batch_id)
         return batch
 
-    async def toggle(self, owner_id: int, batch_id: int, index: int) -> Proposal:
+    async def toggle(self, owner_id: int, batch_id: int, index: int) -> Batch:
         """Skip a line of a proposed batch, or take it back in."""
         async with self._sessionmaker.begin() as session:
             batch = await self._proposed(session, owner_id, batch_id)
-            lines = list(batch.plan or [])
+            lines = read_lines(batch.plan)
             if not 0 <= index < len(lines):
                 raise BatchNotFound(batch_id)
-            lines[index] = {**lines[index], "skip": not lines[index].get("skip")}
-            batch.plan = lines
-            return _proposal(batch)
+            lines[index] = lines[index].model_copy(update={"skip": not lines[index].skip})
+            batch.plan = stored_lines(lines)
+            return _value(batch)
 
-    async def cancel(self, owner_id: int, batch_id: int) -> Proposal:
+    async def cancel(self, owner_id: int, batch_id: int) -> Batch:
         """Drop a proposed batch without changing any memory."""
         async with self._sessionmaker.begin() as session:
             batch = await self._proposed(session, owner_id, batch_id)
             await self._claim(session, batch, BatchState.CANCELLED)
-            return _proposal(batch)
+            return _value(batch)
 
     async def _proposed(self, session: AsyncSession, owner_id: int, batch_id: int) -> MemoryBatch:
         """Load one of the owner's batches that is still waiting for a decision."""
@@ -148,7 +150,7 @@ class BatchStore:
             raise BatchDecided(batch.id)
         batch.state = state.value
 
-    async def apply(self, owner_id: int, batch_id: int) -> Proposal:
+    async def apply(self, owner_id: int, batch_id: int) -> Batch:
         """Apply the chosen lines of a proposed batch in one transaction, as one batch.
 
         Raises BatchStale (and changes nothing) if a memory changed since the plan was made.
@@ -156,16 +158,16 @@ class BatchStore:
         async with memory_change(self._sessionmaker, owner_id) as session:
             batch = await self._proposed(session, owner_id, batch_id)
             await self._claim(session, batch, BatchState.APPLIED)
-            chosen = [line for line in batch.plan or [] if not line.get("skip")]
-            adds = sum(line["action"] == "add" for line in chosen)
+            chosen = [line for line in read_lines(batch.plan) if not line.skip]
+            adds = sum(isinstance(line, ImportLine) for line in chosen)
             if adds and await count_active(session, owner_id) + adds > self._limit:
                 raise BatchTooBig(self._limit)
             for line in chosen:
                 steps = await apply_line(session, owner_id, line)
-                session.add_all(record_steps(batch.id, steps, line.get("reason")))
+                session.add_all(record_steps(batch.id, steps, line.reason))
             await session.flush()
             batch.digest = digest_of(await load_active_memories(session, owner_id))
-            return _proposal(batch)
+            return _value(batch)
 
     async def revert(self, owner_id: int, batch_id: int) -> Reverted:
         """Undo all of an applied batch (an Undo all's batch too: that is Redo all)."""

@@ -4,9 +4,9 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from memory.items import MemoryItem
+from memory.plan_lines import BatchLine
 
 
 class BatchKind(StrEnum):
@@ -51,21 +51,21 @@ class BatchTooBig(Exception):
 
 
 @dataclass(frozen=True)
-class Proposal:
-    """A batch as its message shows it: its lines (plain data), each possibly skipped."""
+class Batch:
+    """A batch as its message shows it: its lines, each possibly skipped."""
 
     id: int
     owner_id: int
     kind: BatchKind
     state: BatchState
-    lines: list[dict[str, Any]]
+    lines: list[BatchLine]
     undone: bool = False
     reverts_id: int | None = None
 
     @property
-    def chosen(self) -> list[dict[str, Any]]:
+    def chosen(self) -> list[BatchLine]:
         """Return the lines not skipped."""
-        return [line for line in self.lines if not line.get("skip")]
+        return [line for line in self.lines if not line.skip]
 
 
 @dataclass(frozen=True)

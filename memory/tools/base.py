@@ -6,7 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
@@ -96,6 +96,14 @@ class ToolContext:
     turn_id: int | None = None
 
 
+class ToolDefinition(TypedDict):
+    """A tool as the Messages API takes it (the SDK's ToolParam; this layer does not import it)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Tool:
     """A tool the model can call."""
@@ -105,7 +113,7 @@ class Tool:
     args_model: type[BaseModel]
     run: Callable[[ToolContext, Any], Awaitable[ToolOutcome]]
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ToolDefinition:
         """Return the tool as the Messages API expects it."""
         return {
             "name": self.name,
@@ -115,12 +123,12 @@ class Tool:
 
 
 @functools.cache
-def _definition(tool: Tool) -> dict[str, Any]:
+def _definition(tool: Tool) -> ToolDefinition:
     """Build a tool's definition once; generating the schemas costs milliseconds per turn."""
     return tool.definition()
 
 
-def tool_definitions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+def tool_definitions(tools: Sequence[Tool]) -> list[ToolDefinition]:
     """Return the tool definitions in their fixed order, as copies the caller may change."""
     return [copy.deepcopy(_definition(tool)) for tool in tools]
 
@@ -141,7 +149,7 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
             return [inline(v) for v in node]
         return node
 
-    return inline(schema)
+    return {key: inline(value) for key, value in schema.items() if key != "title"}
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -6,6 +6,7 @@ from datetime import tzinfo
 from memory.block import quoted
 from memory.budget import MemoryFull
 from memory.items import MemoryChange, MemoryItem
+from memory.tools.base import FoundTurn
 
 # The same policy as the system prompt (bot/agent/instructions.py), in the same words: a
 # model reads a tool's description when it decides to call it, so the two must not disagree.
@@ -158,7 +159,9 @@ def found_title(item: MemoryItem, in_block: bool, zone: tzinfo) -> str:
     return f"[id:{item.id}] {item.category.value}{subject}, changed {changed}, {where}"
 
 
-def found_turns(query: str, hits: Sequence, zone: tzinfo, order: str = "relevance") -> str:
+def found_turns(
+    query: str, hits: Sequence[FoundTurn], zone: tzinfo, order: str = "relevance"
+) -> str:
     """List the earlier messages a search found, best (or newest) first, with date and speaker."""
     if not hits:
         return f"No earlier message matches {quoted(query)}."

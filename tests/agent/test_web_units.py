@@ -62,7 +62,7 @@ def test_the_sources_section_escapes_titles_and_keeps_links_whole():
     assert sources_markdown([]) == ""
 
 
-def request_types(turns, tools) -> list[list[str]]:
+def request_types(turns, tools):
     """Return the block types of each message of the request built from turns."""
     request = build_request(
         model="m", max_tokens=10, tools=tools, memory_block="", summary=None, turns=turns

@@ -7,12 +7,12 @@ import pytest
 
 from bot.agent.instructions import STATIC_INSTRUCTIONS
 from evals.policies import POLICIES, policy_gaps
-from memory.tools import MEMORY_TOOLS, tool_definitions
+from memory.tools import MEMORY_TOOLS, ToolDefinition, tool_definitions
 
 TOOLS = tool_definitions(MEMORY_TOOLS)
 
 
-def described(tool: str, old: str, new: str) -> list[dict]:
+def described(tool: str, old: str, new: str) -> list[ToolDefinition]:
     """Return the tool definitions with one description edited (it must contain old)."""
     tools = tool_definitions(MEMORY_TOOLS)
     [definition] = [t for t in tools if t["name"] == tool]

@@ -156,7 +156,7 @@ def test_an_import_that_flips_what_was_sent_is_left_out():
         {"content": "The user never eats meat", "category": "preference", "subject": "meat"},
     ]
     checked = check_imports(proposed, [], sent, "From what you sent")
-    assert [line["content"] for line in checked.lines] == [
+    assert [line.content for line in checked.lines] == [
         "Carol is 29",
         "The user never eats meat",
     ]
@@ -183,7 +183,7 @@ def test_an_import_keeps_where_a_secret_is_kept_but_never_the_secret():
         {"content": "The user's PIN 4821", "category": "context", "subject": "pin"},
     ]  # fmt: skip
     checked = check_imports(proposed, [], sent, "From what you sent")
-    assert [line["content"] for line in checked.lines] == ["The Wi-Fi password is on the router"]
+    assert [line.content for line in checked.lines] == ["The Wi-Fi password is on the router"]
     assert [why for _, why in checked.left_out] == [
         "looks like a password: secrets are never saved",
         "looks like a PIN: secrets are never saved",

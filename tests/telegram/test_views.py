@@ -13,9 +13,8 @@ from bot.telegram.callbacks import (
     encode,
     parse_callback,
 )
-from bot.telegram.ui import MAX_CALLBACK_BYTES
+from bot.telegram.ui import MAX_CALLBACK_BYTES, Button
 from bot.telegram.views import (
-    Button,
     change_notices,
     clear_question,
     memory_page,

@@ -4,7 +4,6 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from anthropic import (
     APIConnectionError,
@@ -13,6 +12,7 @@ from anthropic import (
     InternalServerError,
     RateLimitError,
 )
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from bot.agent.account import account_problem
 from bot.agent.history.ledger import memory_changes
@@ -101,7 +101,7 @@ def transcript(turns: Sequence[StoredTurn]) -> str:
 
 def summary_request(
     model: str, previous: str | None, turns: Sequence[StoredTurn]
-) -> dict[str, Any]:
+) -> MessageCreateParamsNonStreaming:
     """Return the messages.create arguments that ask for an updated summary."""
     previous_part = f"Previous summary:\n{previous}\n\n" if previous else ""
     return {

@@ -7,8 +7,7 @@ is left out, as the API takes no server_tool_use without its result. Without a w
 become text and the citations it made go, so the request holds nothing that needs it.
 """
 
-from collections.abc import Collection
-from typing import cast
+from collections.abc import Collection, Mapping
 
 from bot.conversations.blocks import WEB_BLOCK_TYPES, Block, Content, text_block
 from bot.conversations.web_blocks import web_block_text
@@ -35,7 +34,7 @@ def _tool_of(block: Block) -> str:
     return _RESULT_TOOLS[block["type"]]
 
 
-def _citing_tool(citation: dict) -> str:
+def _citing_tool(citation: Mapping[str, object]) -> str:
     """Return the web tool whose result a stored citation points into."""
     # A search result is cited by its location; a read page is a document, cited by place.
     return "web_search" if citation.get("type") == "web_search_result_location" else "web_fetch"
@@ -46,9 +45,9 @@ def _plain(block: Block, offered: Collection[str]) -> Block:
     if block["type"] in WEB_BLOCK_TYPES:
         if _tool_of(block) in offered:
             return block
-        return text_block(web_block_text(cast(dict, block)))
+        return text_block(web_block_text(block))
     if block["type"] == "text" and "citations" in block:
-        cited = [c for c in block["citations"] or () if _citing_tool(cast(dict, c)) in offered]
+        cited = [c for c in block["citations"] or () if _citing_tool(c) in offered]
         return {**block, "citations": cited} if cited else text_block(block["text"])
     return block
 

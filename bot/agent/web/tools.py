@@ -10,12 +10,13 @@ its own blocks, costs and model limits; the bot does not need it.
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 from urllib.parse import urlsplit
 
 from anthropic import BadRequestError
-from anthropic.types import WebFetchTool20250910Param, WebSearchTool20250305Param
+from anthropic.types import ToolUnionParam, WebFetchTool20250910Param, WebSearchTool20250305Param
 
 logger = logging.getLogger(__name__)
 
@@ -51,13 +52,13 @@ def split_uses(left: int, wants_page: bool) -> tuple[int, int]:
     return (smaller, larger) if wants_page else (larger, smaller)
 
 
-def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[dict[str, Any]]:
+def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[ToolUnionParam]:
     """Return web_search then web_fetch, each at most its uses in one call; none at 0.
 
     The owner's zone, when known, is the search's approximate location (the API takes an
     IANA zone); nothing else about the user is sent.
     """
-    tools: list[dict[str, Any]] = []
+    tools: list[ToolUnionParam] = []
     if searches > 0:
         search: WebSearchTool20250305Param = {
             "type": SEARCH_TYPE,
@@ -66,7 +67,7 @@ def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[di
         }
         if zone:
             search["user_location"] = {"type": "approximate", "timezone": zone}
-        tools.append(dict(search))
+        tools.append(search)
     if reads > 0:
         fetch: WebFetchTool20250910Param = {
             "type": FETCH_TYPE,
@@ -76,13 +77,16 @@ def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[di
             "citations": {"enabled": True},
             "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
         }
-        tools.append(dict(fetch))
+        tools.append(fetch)
     return tools
 
 
-def is_web_tool(tool: dict[str, Any]) -> bool:
-    """Tell whether a tool definition is one of the web tools."""
-    return tool.get("name") in WEB_TOOL_NAMES and tool.get("type") in (SEARCH_TYPE, FETCH_TYPE)
+def web_tool_name(tool: Mapping[str, object]) -> str | None:
+    """Return the name of a tool definition if it is one of the web tools, else None."""
+    name = tool.get("name")
+    if name in WEB_TOOL_NAMES and tool.get("type") in (SEARCH_TYPE, FETCH_TYPE):
+        return str(name)
+    return None
 
 
 def refuses_web_tools(error: BadRequestError) -> bool:

@@ -11,11 +11,11 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
-from typing import Any
 
 from anthropic import BadRequestError
 from anthropic.types import (
     Message,
+    ToolUnionParam,
     WebFetchToolResultErrorBlock,
     WebSearchToolResultErrorObject,
 )
@@ -86,7 +86,7 @@ class WebTools:
         zone = await self._zone_of(owner_id)
         return WebBudget(owner_id, day, left, zone, _holds_link(turns))
 
-    def definitions(self, budget: WebBudget | None) -> list[dict[str, Any]]:
+    def definitions(self, budget: WebBudget | None) -> list[ToolUnionParam]:
         """Return the web tools for the turn's next call, their uses summing to what is left."""
         if budget is None or budget.left <= 0 or self._refused:
             return []

@@ -30,12 +30,12 @@ class Albums:
     """The albums being collected: a timer per chat topic, and albums that addressed the bot."""
 
     def __init__(self) -> None:
-        self._timers: dict[ChatThread, asyncio.Task] = {}
+        self._timers: dict[ChatThread, asyncio.Task[None]] = {}
         self._addressed: dict[str, float] = {}
         self.quiet = ALBUM_QUIET_SECONDS
         self._stopping = asyncio.Event()  # set at shutdown: no album waits for quiet any more
         # Every album answer not yet done (waiting for quiet or the lane, or answering).
-        self._tasks: dict[asyncio.Task, ChatThread] = {}
+        self._tasks: dict[asyncio.Task[None], ChatThread] = {}
 
     def mark_addressed(self, album_id: str) -> None:
         """Remember that an album's item addressed the bot, so its other items count too."""
@@ -57,7 +57,7 @@ class Albums:
         self._timers[place] = task
         self._tasks[task] = place
 
-    def _forget(self, task: asyncio.Task) -> None:
+    def _forget(self, task: asyncio.Task[None]) -> None:
         """Let a finished album answer go."""
         self._tasks.pop(task, None)
 
@@ -89,7 +89,7 @@ class Albums:
         self._timers = {p: t for p, t in self._timers.items() if p.chat_id != chat_id}
         return len(dropped)
 
-    def answer_now(self) -> set[asyncio.Task]:
+    def answer_now(self) -> set[asyncio.Task[None]]:
         """At shutdown: answer every album now, and any later one at once; return their tasks."""
         self._stopping.set()
         return set(self._tasks)
@@ -101,7 +101,7 @@ class Albums:
         self._timers.clear()
 
 
-def _log_failure(task: asyncio.Task) -> None:
+def _log_failure(task: asyncio.Task[None]) -> None:
     """Log an album answer that failed: no handler's error path sees it."""
     if not task.cancelled() and task.exception() is not None:
         logger.error("answering an album failed", exc_info=task.exception())

@@ -18,8 +18,8 @@ from bot.telegram.chat.drafts import Drafts
 from bot.telegram.chat.file_texts import notice_text
 from bot.telegram.chat.sending import send_html, send_markdown
 from bot.telegram.chat.typing_indicator import typing_indicator
-from bot.telegram.consent.views import question
 from bot.telegram.context import BotApplication
+from bot.telegram.proposals.views import question
 from bot.telegram.runtime.cooldown import Cooldown
 from bot.telegram.runtime.processing import lanes
 from bot.telegram.sources.views import reply_buttons
@@ -86,7 +86,7 @@ async def deliver_answer(
     # The web pages the reply rests on follow it, before any notice about files.
     said = [
         result.text,
-        sources_markdown(result.sources),
+        sources_markdown(result.web_sources),
         *(notice_text(notice) for notice in result.notices),
     ]
     markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY

@@ -133,7 +133,7 @@ class DraftStream:
         self._pause = DRAFT_INTERVAL_SECONDS
         self._changed = asyncio.Event()
         self._stopped = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def text(self, reply: str) -> None:
         """Take the reply so far."""

@@ -1,6 +1,7 @@
 """Send text we wrote to a chat: HTML split to fit (plain if refused), the model's Markdown."""
 
 import logging
+from typing import TypedDict, Unpack
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
@@ -12,7 +13,14 @@ from bot.telegram.format import html_to_plain, render_reply, split_html, split_p
 logger = logging.getLogger(__name__)
 
 
-async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
+class _Options(TypedDict, total=False):
+    """What a sent piece carries besides its text: its forum topic and its buttons."""
+
+    message_thread_id: int | None
+    reply_markup: InlineKeyboardMarkup | None
+
+
+async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs: Unpack[_Options]) -> Message:
     """Send one HTML piece, falling back to plain text if Telegram cannot parse it."""
     try:
         return await bot.send_message(chat_id, html, parse_mode=ParseMode.HTML, **kwargs)
@@ -27,7 +35,7 @@ async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
     last = None
     plains = split_plain(html_to_plain(html))
     # Buttons go under the last piece only, as they would have under the HTML.
-    above = {key: value for key, value in kwargs.items() if key != "reply_markup"}
+    above = _Options(message_thread_id=kwargs.get("message_thread_id"))
     for number, plain in enumerate(plains, 1):
         options = kwargs if number == len(plains) else above
         last = await bot.send_message(chat_id, plain, **options)
@@ -36,11 +44,16 @@ async def _send_piece(bot: Bot, chat_id: int, html: str, **kwargs) -> Message:
 
 
 async def send_html(
-    bot: Bot, chat_id: int, html: str, *, thread_id: int | None = None, **kwargs
+    bot: Bot,
+    chat_id: int,
+    html: str,
+    *,
+    thread_id: int | None = None,
+    reply_markup: InlineKeyboardMarkup | None = None,
 ) -> list[Message]:
     """Send text we wrote as HTML, split to fit, to the chat (and forum topic)."""
-    kwargs["message_thread_id"] = thread_id
-    return [await _send_piece(bot, chat_id, piece, **kwargs) for piece in split_html(html)]
+    options = _Options(message_thread_id=thread_id, reply_markup=reply_markup)
+    return [await _send_piece(bot, chat_id, piece, **options) for piece in split_html(html)]
 
 
 async def send_markdown(
@@ -51,6 +64,6 @@ async def send_markdown(
     sent = []
     for number, piece in enumerate(pieces, 1):
         last = buttons if number == len(pieces) else None
-        kwargs = {"message_thread_id": place.thread_id, "reply_markup": last}
-        sent.append(await _send_piece(bot, place.chat_id, piece, **kwargs))
+        options = _Options(message_thread_id=place.thread_id, reply_markup=last)
+        sent.append(await _send_piece(bot, place.chat_id, piece, **options))
     return sent

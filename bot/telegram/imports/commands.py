@@ -34,8 +34,8 @@ async def _show(update: Update, context: BotContext, outcome: ImportOutcome) -> 
     if outcome.batch_id is None:
         await say(update, context, texts.IMPORT_NOTHING)
         return
-    proposal = await context.services.tidy.batches.find(owner_id(update), outcome.batch_id)
-    await send_view(context.bot, place_of(update), plan_view(proposal))
+    batch = await context.services.tidy.batches.find(owner_id(update), outcome.batch_id)
+    await send_view(context.bot, place_of(update), plan_view(batch))
 
 
 async def _from_text(update: Update, context: BotContext, text: str) -> None:

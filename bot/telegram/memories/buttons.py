@@ -13,10 +13,10 @@ from bot.telegram.callbacks import (
 )
 from bot.telegram.chat.handlers import say
 from bot.telegram.chat.reading import place_of, query_of
-from bot.telegram.consent.buttons import proposal_button
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
 from bot.telegram.memories.commands import page_view
+from bot.telegram.proposals.buttons import proposal_button
 from bot.telegram.ui import Button, View, editable, show_in_place
 from bot.telegram.views import without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
@@ -90,7 +90,7 @@ async def undo_button(update: Update, context: BotContext, action: Undo) -> None
         await query.answer(texts.UNDONE_ALERT)
         await say(update, context, texts.undone(result))
         # The model learns of it with the user's next message.
-        await context.services.consent.undone(place_of(update), owner_id(update), result)
+        await context.services.proposal_answers.undone(place_of(update), owner_id(update), result)
     await _drop_pressed_button(update, context)
 
 

@@ -79,7 +79,7 @@ class LeaseKeeper:
         self._releasing: set[int] = set()
         self._released: asyncio.Event = asyncio.Event()
         self._owed: set[int] = set()  # taken with a left-over not answered yet
-        self._recovering: dict[int, asyncio.Task] = {}
+        self._recovering: dict[int, asyncio.Task[None]] = {}
         self._failing = False
         # Set at shutdown: renew what is held, take on nothing new.
         self.stopping = False
@@ -157,7 +157,7 @@ class LeaseKeeper:
             )
         return freed
 
-    async def sweep(self) -> list[asyncio.Task]:
+    async def sweep(self) -> list[asyncio.Task[None]]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
         try:
             await self._release_idle()
@@ -178,7 +178,7 @@ class LeaseKeeper:
             return []
         return [self._recover_later(chat_id) for chat_id in sorted(found)]
 
-    def _recover_later(self, chat_id: int) -> asyncio.Task:
+    def _recover_later(self, chat_id: int) -> asyncio.Task[None]:
         """Run the chat's lane once, which answers its left-over, unless that already runs."""
         running = self._recovering.get(chat_id)
         if running is not None:

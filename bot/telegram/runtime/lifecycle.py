@@ -141,7 +141,7 @@ async def finish_turns(application: BotApplication, grace_seconds: float) -> Non
 def install_stop_signals(application: BotApplication, grace_seconds: float) -> None:
     """Make SIGTERM and SIGINT stop the bot gracefully, once."""
     loop = asyncio.get_running_loop()
-    stopping: list[asyncio.Task] = []
+    stopping: list[asyncio.Task[None]] = []
 
     def on_signal(signum: int) -> None:
         if stopping:

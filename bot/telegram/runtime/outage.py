@@ -17,11 +17,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import Application
 
 from bot.conversations.store import RECOVERY_WINDOW
 from bot.telegram import texts
-from bot.telegram.runtime.processing import lanes
+from bot.telegram.runtime.processing import AnyApplication, lanes
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +64,9 @@ class Outage:
     kept: list[Kept] = field(default_factory=list)
     told: set[int] = field(default_factory=set)
     replaying: set[int] = field(default_factory=set)  # update ids sent through again
-    _waiter: asyncio.Task | None = None
+    _waiter: asyncio.Task[None] | None = None
 
-    async def keep(self, application: Application, update: Update, error: BaseException) -> bool:
+    async def keep(self, application: AnyApplication, update: Update, error: BaseException) -> bool:
         """Keep the update if error means the database is out; tell its chat once."""
         if not isinstance(error, DATABASE_ERRORS) or await self.reachable():
             return False
@@ -87,7 +86,7 @@ class Outage:
             self._waiter = asyncio.create_task(self._wait_and_replay(application))
         return True
 
-    async def _wait_and_replay(self, application: Application) -> None:
+    async def _wait_and_replay(self, application: AnyApplication) -> None:
         """Probe with back-off until the database answers, then process what was kept."""
         for attempt in range(1_000_000):
             await asyncio.sleep(self.delays[min(attempt, len(self.delays) - 1)])
@@ -108,7 +107,7 @@ class Outage:
                 update=item.update,
             )
 
-    async def _give_up_old(self, application: Application) -> None:
+    async def _give_up_old(self, application: AnyApplication) -> None:
         """Say to the chats of updates kept too long that they are not answered, once each."""
         now = self.clock()
         late = [k for k in self.kept if now - k.since > self.window]
@@ -122,7 +121,7 @@ class Outage:
                 self.told.discard(chat_id)
             await _say(application, chat_id, texts.DATABASE_GAVE_UP)
 
-    async def stop(self, application: Application) -> None:
+    async def stop(self, application: AnyApplication) -> None:
         """At shutdown: say to each chat with kept messages that they were not answered."""
         if self._waiter is not None:
             self._waiter.cancel()
@@ -140,7 +139,7 @@ def _chat_of(kept: Kept) -> int:
     return kept.update.effective_chat.id
 
 
-async def _say(application: Application, chat_id: int, words: str) -> None:
+async def _say(application: AnyApplication, chat_id: int, words: str) -> None:
     """Send a line to the chat; a chat that cannot be reached is only logged."""
     try:
         await application.bot.send_message(chat_id, words)

@@ -5,11 +5,12 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from telegram import Update
 from telegram.ext import Application, BaseUpdateProcessor
 
+T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
@@ -46,7 +47,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._outside_lane = outside_lane
         self._locks: dict[int, asyncio.Lock] = {}
         self._holders: dict[int, int] = {}
-        self._running: set[asyncio.Task] = set()
+        self._running: set[asyncio.Task[Any]] = set()
         self._idle = asyncio.Event()  # set while nothing is queued or running
         self._idle.set()
         # Set at start-up: other processes' turns of a chat come before this one's.
@@ -69,7 +70,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         """Await the update's coroutine; unused, as process_update above does the work."""
         await coroutine
 
-    async def run_exclusive(self, key: int | None, coroutine: Awaitable[Any]) -> Any:
+    async def run_exclusive(self, key: int | None, coroutine: Awaitable[T]) -> T:
         """Run coroutine after everything queued before it for the same chat, in a slot."""
         return await self._tracked(self._in_turn(key, coroutine))
 
@@ -83,7 +84,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         await self._idle.wait()
 
     @property
-    def running(self) -> set[asyncio.Task]:
+    def running(self) -> set[asyncio.Task[Any]]:
         """Return the tasks of the updates and turns queued or running."""
         return set(self._running)
 
@@ -92,7 +93,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         """Return how many chats have updates queued or running."""
         return len(self._locks)
 
-    async def _in_turn(self, key: int | None, coroutine: Awaitable[Any], gated: bool = True) -> Any:
+    async def _in_turn(self, key: int | None, coroutine: Awaitable[T], gated: bool = True) -> T:
         """Await coroutine in the chat's turn and a slot, or close it if it never ran."""
         try:
             async with self._chat_turn(key), self._gated(key if gated else None), self._semaphore:
@@ -126,7 +127,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
                 del self._holders[key]
                 del self._locks[key]
 
-    async def _tracked(self, coroutine: Awaitable[Any]) -> Any:
+    async def _tracked(self, coroutine: Awaitable[T]) -> T:
         """Await coroutine, remembering its task so a shutdown can wait for it."""
         task = asyncio.current_task()
         if task is not None:
@@ -157,7 +158,11 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         """Nothing to release."""
 
 
-def lanes(application: Application) -> PerChatUpdateProcessor:
+# Any application: the lanes are the same whatever its bot, context and data types.
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
+
+def lanes(application: AnyApplication) -> PerChatUpdateProcessor:
     """Return the application's per-chat update processor (build_application installs it)."""
     processor = application.update_processor
     if not isinstance(processor, PerChatUpdateProcessor):

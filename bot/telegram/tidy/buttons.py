@@ -21,18 +21,16 @@ from memory.batches.values import (
 async def _skip(update: Update, context: BotContext, action: PlanAction) -> None:
     """Skip a line of the plan, or take it back in."""
     batches = context.services.tidy.batches
-    proposal = await batches.toggle(owner_id(update), action.batch_id, action.line or 0)
+    batch = await batches.toggle(owner_id(update), action.batch_id, action.line or 0)
     await query_of(update).answer()
-    await show_in_place(update, context.bot, plan_view(proposal))
+    await show_in_place(update, context.bot, plan_view(batch))
 
 
 async def _cancel(update: Update, context: BotContext, action: PlanAction) -> None:
     """Drop the plan; nothing changes."""
-    proposal = await context.services.tidy.batches.cancel(owner_id(update), action.batch_id)
+    batch = await context.services.tidy.batches.cancel(owner_id(update), action.batch_id)
     await query_of(update).answer()
-    await show_in_place(
-        update, context.bot, decided_view(proposal, texts.CANCELLED, undoable=False)
-    )
+    await show_in_place(update, context.bot, decided_view(batch, texts.CANCELLED, undoable=False))
 
 
 async def _apply(update: Update, context: BotContext, action: PlanAction) -> None:
@@ -43,18 +41,18 @@ async def _apply(update: Update, context: BotContext, action: PlanAction) -> Non
         await query.answer(texts.NOTHING_CHOSEN, show_alert=True)
         return
     try:
-        proposal = await batches.apply(owner, action.batch_id)
+        batch = await batches.apply(owner, action.batch_id)
     except (BatchStale, BatchTooBig) as refused:
         text = texts.too_full(refused.limit) if isinstance(refused, BatchTooBig) else None
-        proposal = await batches.cancel(owner, action.batch_id)
+        batch = await batches.cancel(owner, action.batch_id)
         await query.answer()
         outcome = text or texts.CHANGED_SINCE
-        await show_in_place(update, context.bot, decided_view(proposal, outcome, undoable=False))
+        await show_in_place(update, context.bot, decided_view(batch, outcome, undoable=False))
         return
     await context.services.conversations.refresh_memory_block(owner)
     await query.answer()
     await show_in_place(
-        update, context.bot, decided_view(proposal, texts.applied(proposal), undoable=True)
+        update, context.bot, decided_view(batch, texts.applied(batch), undoable=True)
     )
 
 

@@ -30,8 +30,8 @@ async def show_outcome(
 ) -> None:
     """Show a pass's plan with its buttons, or say why there is none."""
     if outcome.result is PassResult.PROPOSED and outcome.batch_id is not None:
-        proposal = await tidy.batches.find(owner, outcome.batch_id)
-        await send_view(bot, place, plan_view(proposal))
+        batch = await tidy.batches.find(owner, outcome.batch_id)
+        await send_view(bot, place, plan_view(batch))
         return
     if outcome.result is PassResult.REJECTED:
         text = texts.rejected(outcome)

@@ -30,12 +30,12 @@ async def _auto_apply(application: BotApplication, owner_id: int, batch_id: int)
     """Apply a nightly plan without asking, and say so with Undo all."""
     services = application.bot_data.services
     try:
-        proposal = await services.tidy.batches.apply(owner_id, batch_id)
+        batch = await services.tidy.batches.apply(owner_id, batch_id)
     except (BatchStale, BatchTooBig) as error:
         logger.info("nightly tidy of owner %s not applied: %s", owner_id, type(error).__name__)
         return
     await services.conversations.refresh_memory_block(owner_id)
-    view = decided_view(proposal, texts.applied(proposal), undoable=True)
+    view = decided_view(batch, texts.applied(batch), undoable=True)
     await send_view(application.bot, ChatThread(owner_id, None), view)
 
 

@@ -1,12 +1,13 @@
 """What the bot says about tidy passes, imports and their batches (HTML)."""
 
 from html import escape
-from typing import Any
 
 from bot.upkeep.tidy import PassOutcome, PassResult
-from memory.batches.values import BatchKind, BatchNote, Proposal, Reverted
+from memory.batches.values import Batch, BatchKind, BatchNote, Reverted
 from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
 from memory.items import MemoryItem
+from memory.plan_lines import BatchLine, ImportLine
+from memory.tidy.plan import TidyAction
 
 PLAN_HEAD = {
     BatchKind.TIDY: "Tidy plan: {count} change(s). Tap a number to skip that line or keep it.",
@@ -51,39 +52,42 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def plan_line(number: int, line: dict[str, Any], width: int) -> str:
+def _line_body(line: BatchLine, width: int) -> str:
+    """Render what one line of a plan does."""
+    content = escape(_short(line.content or "", width))
+    if isinstance(line, ImportLine):
+        subject = f" <i>({escape(line.subject)})</i>" if line.subject else ""
+        return f"Save '{content}'{subject}"
+    ids = " + ".join(f"<code>[{i}]</code>" for i in [line.memory_id, *line.merged_ids] if i)
+    match line.action:
+        case TidyAction.MERGE:
+            return f"Merge {ids} → '{content}'"
+        case TidyAction.UPDATE:
+            return f"Update {ids} → '{content}'"
+        case TidyAction.ARCHIVE:
+            old = escape(_short(line.texts[line.memory_id], width))
+            return f"Archive {ids} '{old}'"
+
+
+def plan_line(number: int, line: BatchLine, width: int) -> str:
     """Render one line of a plan with its reason, marked when skipped."""
-    reason = escape(_short(line.get("reason") or "", width + 20))
-    content = escape(_short(line.get("content") or "", width))
-    named = [line.get("memory_id"), *(line.get("merged_ids") or [])]
-    ids = " + ".join(f"<code>[{i}]</code>" for i in named if i)
-    match line["action"]:
-        case "merge":
-            body = f"Merge {ids} → '{content}'"
-        case "update":
-            body = f"Update {ids} → '{content}'"
-        case "archive":
-            old = escape(_short(line["texts"][line["memory_id"]], width))
-            body = f"Archive {ids} '{old}'"
-        case _:
-            subject = f" <i>({escape(line['subject'])})</i>" if line.get("subject") else ""
-            body = f"Save '{content}'{subject}"
-    text = f"{body} — {reason}"
+    reason = escape(_short(line.reason, width + 20))
+    text = f"{_line_body(line, width)} — {reason}"
     # Telegram drops code inside strikethrough, so a skipped line is only marked.
-    return f"{number}. (skipped) {text}" if line.get("skip") else f"{number}. {text}"
+    return f"{number}. (skipped) {text}" if line.skip else f"{number}. {text}"
 
 
-def plan_text(proposal: Proposal, width: int) -> str:
+def plan_text(batch: Batch, width: int) -> str:
     """Render a plan: its head, then one numbered line per change."""
-    head = PLAN_HEAD[proposal.kind].format(count=len(proposal.lines))
-    lines = [plan_line(n, line, width) for n, line in enumerate(proposal.lines, 1)]
+    head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
+    lines = [plan_line(n, line, width) for n, line in enumerate(batch.lines, 1)]
     return "\n".join([head, "", *lines])
 
 
-def applied(proposal: Proposal) -> str:
+def applied(batch: Batch) -> str:
     """Confirm a plan was applied as one batch."""
-    count = len(proposal.chosen)
-    if proposal.kind is BatchKind.IMPORT:
+    count = len(batch.chosen)
+    if batch.kind is BatchKind.IMPORT:
         return f"Imported {count} memory(ies) as one batch. <b>Undo all</b> forgets them again."
     return (
         f"Applied {count} change(s) as one batch. <b>Undo all</b> puts every memory back; "

@@ -4,7 +4,7 @@ from bot.telegram.format import utf16_len
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.callbacks import PlanAction, PlanTap, encode_plan
 from bot.telegram.ui import Button, View
-from memory.batches.values import Proposal, Reverted
+from memory.batches.values import Batch, Reverted
 
 SKIPS_PER_ROW = 5
 # Telegram's limit is 4096; the widths shrink until the plan fits in one message.
@@ -12,43 +12,43 @@ MAX_TEXT_UNITS = 4000
 WIDTHS = (80, 50, 30, 15)
 
 
-def _skip_rows(proposal: Proposal) -> tuple[tuple[Button, ...], ...]:
+def _skip_rows(batch: Batch) -> tuple[tuple[Button, ...], ...]:
     """Return one toggle per line: its number, ticked while it is kept."""
     buttons = [
         Button(
-            f"{number} {'✗' if line.get('skip') else '✓'}",
-            encode_plan(PlanAction(PlanTap.SKIP, proposal.id, number - 1)),
+            f"{number} {'✗' if line.skip else '✓'}",
+            encode_plan(PlanAction(PlanTap.SKIP, batch.id, number - 1)),
         )
-        for number, line in enumerate(proposal.lines, 1)
+        for number, line in enumerate(batch.lines, 1)
     ]
     return tuple(
         tuple(buttons[i : i + SKIPS_PER_ROW]) for i in range(0, len(buttons), SKIPS_PER_ROW)
     )
 
 
-def plan_view(proposal: Proposal) -> View:
+def plan_view(batch: Batch) -> View:
     """Show a proposed plan, each line with its reason, with the buttons to decide it."""
     text = ""
     for width in WIDTHS:
-        text = texts.plan_text(proposal, width)
+        text = texts.plan_text(batch, width)
         if utf16_len(text) <= MAX_TEXT_UNITS:
             break
     decide = (
         Button(
-            f"{texts.APPLY_LABEL[proposal.kind]} ({len(proposal.chosen)})",
-            encode_plan(PlanAction(PlanTap.APPLY, proposal.id)),
+            f"{texts.APPLY_LABEL[batch.kind]} ({len(batch.chosen)})",
+            encode_plan(PlanAction(PlanTap.APPLY, batch.id)),
         ),
-        Button(texts.CANCEL_LABEL, encode_plan(PlanAction(PlanTap.CANCEL, proposal.id))),
+        Button(texts.CANCEL_LABEL, encode_plan(PlanAction(PlanTap.CANCEL, batch.id))),
     )
-    return View(text, (*_skip_rows(proposal), decide))
+    return View(text, (*_skip_rows(batch), decide))
 
 
-def decided_view(proposal: Proposal, outcome: str, *, undoable: bool) -> View:
+def decided_view(batch: Batch, outcome: str, *, undoable: bool) -> View:
     """Show a plan as decided: its lines, the outcome, and Undo all once it is applied."""
-    text = texts.plan_text(proposal, WIDTHS[-1]) + "\n\n" + outcome
+    text = texts.plan_text(batch, WIDTHS[-1]) + "\n\n" + outcome
     if utf16_len(text) > MAX_TEXT_UNITS:
         text = outcome
-    return View(text, revert_buttons(proposal.id, redo=False) if undoable else ())
+    return View(text, revert_buttons(batch.id, redo=False) if undoable else ())
 
 
 def revert_buttons(batch_id: int, *, redo: bool) -> tuple[tuple[Button, ...], ...]:

@@ -92,7 +92,7 @@ def undone_note(result: UndoResult) -> str:
     return f"[Since your last reply the user tapped Undo on {done}. Don't redo it unasked.]"
 
 
-class Consent:
+class ProposalAnswers:
     """Answers the model's memory questions by button, and tells the model of Undo taps."""
 
     def __init__(

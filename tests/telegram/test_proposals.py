@@ -4,7 +4,7 @@ the notes that tell the model what the user tapped (Remember, No, Undo) in its n
 import re
 from dataclasses import replace
 
-from bot.agent.consent import Member, may_answer
+from bot.agent.proposal_answers import Member, may_answer
 from memory.categories import Category
 from memory.items import ProposalStatus
 from memory.proposals import Proposal
@@ -226,7 +226,7 @@ async def test_an_undo_tap_is_told_to_the_model_next_turn(harness):
 async def test_a_tap_never_saves_a_secret_a_proposal_holds(harness):
     # A question asked before secrets were refused in code still holds one.
     question = await propose(harness)
-    consent = harness.services.consent
+    consent = harness.services.proposal_answers
     tea_id = int(button(question, "No").split(":")[1])
     await press(harness, question, button(question, "No"))
     tea = await consent.proposals.find(OWNER, tea_id)

@@ -3,13 +3,13 @@
 from telegram import Update
 from telegram.constants import ChatType, ParseMode
 
-from bot.agent.consent import Member, Tap, TapResult
+from bot.agent.proposal_answers import Member, Tap, TapResult
 from bot.telegram.callbacks import AnswerProposal
 from bot.telegram.chat.delivery import send_notices
 from bot.telegram.chat.reading import place_of, query_of
-from bot.telegram.consent import views
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
+from bot.telegram.proposals import views
 from bot.telegram.ui import edit_unless_unchanged, editable
 
 
@@ -35,10 +35,10 @@ def _member(update: Update) -> Member | None:
 
 async def _tap(update: Update, context: BotContext, action: AnswerProposal) -> Tap:
     """Answer the proposal as the button says."""
-    consent, owner, member = context.services.consent, owner_id(update), _member(update)
+    answers, owner, member = context.services.proposal_answers, owner_id(update), _member(update)
     if action.remember:
-        return await consent.remember(owner, action.proposal_id, member)
-    return await consent.decline(owner, action.proposal_id, member)
+        return await answers.remember(owner, action.proposal_id, member)
+    return await answers.decline(owner, action.proposal_id, member)
 
 
 async def proposal_button(update: Update, context: BotContext, action: AnswerProposal) -> None:

@@ -2,7 +2,7 @@
 
 from html import escape
 
-from bot.agent.consent import Tap, TapResult
+from bot.agent.proposal_answers import Tap, TapResult
 from bot.telegram.callbacks import AnswerProposal, encode
 from bot.telegram.ui import Button, View
 from memory.proposals import Proposal
