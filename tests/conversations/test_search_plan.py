@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import event, text
 
+from bot.conversations.blocks import text_block
 from bot.conversations.search import _NOT_IN_CONTEXT, ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
@@ -26,8 +27,8 @@ async def _store(sessionmaker, texts: list[str]) -> None:
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
     conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock=lambda: now[0])
     for words in texts:
-        content = [{"type": "text", "text": f"[Monday, 23 November 2026, 10:00 UTC]\n{words}"}]
-        await conversations.store_user_message(ChatThread(OWNER), OWNER, content)
+        said = text_block(f"[Monday, 23 November 2026, 10:00 UTC]\n{words}")
+        await conversations.store_user_message(ChatThread(OWNER), OWNER, [said])
         now[0] += timedelta(days=1)
 
 
