@@ -9,7 +9,7 @@ They are found through the word index, or by reading the owner's turns newest fi
 their words are common enough for that to read fewer (walk_is_cheaper), never both at once.
 Memories are ranked in one statement instead (ranked_among): each word is counted among the
 candidates, not the whole index (12 ms a word at 100,000). The owner's size, the IDF's N, is
-counted at most every OWNER_SIZE_SECONDS (up to 200,000 rows, 10 to 100 ms), for both.
+counted at most every OWNER_SIZE_SECONDS (a 20,000-row read, 10 to 20 ms), for both.
 """
 
 import math
@@ -27,8 +27,6 @@ from memory.search_terms import Term, tsquery, tsquery_term
 COUNT_BOUND = 1000
 # The owner's turns counted for the IDF's N: past it, every owner looks this large.
 OWNER_BOUND = 20000
-# The owner's rows counted to tell how to find the candidates (see walk_is_cheaper).
-OWNER_COUNT_BOUND = 200000
 # Turns ranked at most: the newest matches of the rarest words, until they pass this many.
 CANDIDATES = 1000
 # The owner's newest turns read to tell how common the candidates' words are among them.
@@ -71,7 +69,7 @@ async def counts(
 async def owner_size(
     session: AsyncSession, owner_id: int, owned: tuple[str, str] = ("conversation_turns", "")
 ) -> int:
-    """Return how many rows the owner has (up to OWNER_COUNT_BOUND), counted every few minutes.
+    """Return how many rows the owner has (bounded), counted at most every few minutes.
 
     owned: the table of the owner's rows and the condition picking them beyond the owner.
     """
@@ -82,7 +80,7 @@ async def owner_size(
         return sizes[key][0]
     statement = (
         f"SELECT count(*) FROM (SELECT 1 FROM {owned[0]} WHERE owner_id = :owner "
-        f"{owned[1]} LIMIT {OWNER_COUNT_BOUND}) AS owned"
+        f"{owned[1]} LIMIT {OWNER_BOUND}) AS owned"
     )
     size = int((await session.execute(text(statement), {"owner": owner_id})).scalar_one())
     sizes[key] = (size, now)
@@ -90,8 +88,8 @@ async def owner_size(
 
 
 def idf(total: int, matches: int) -> float:
-    """Return BM25's inverse document frequency of a word in matches of total turns (bounded)."""
-    total = max(min(total, OWNER_BOUND), matches)
+    """Return BM25's inverse document frequency of a word in matches of total turns."""
+    total = max(total, matches)
     return math.log(1 + (total - matches + 0.5) / (matches + 0.5))
 
 
@@ -145,6 +143,8 @@ async def walk_is_cheaper(
     parameters = {"query": tsquery(owner_id, chosen), "owner": owner_id, "sample": SAMPLE}
     hits = int((await session.execute(text(sampled), parameters)).scalar_one())
     # Walked turns sit together, in the order they were written; found ones each on a page.
+    # The owner's size is bounded, so an owner past it may be found the index's way when
+    # walking would have read fewer pages.
     walked = CANDIDATES * SAMPLE / max(hits, 1)
     return walked <= WALK_ADVANTAGE * max(COUNT_BOUND, hits * found[0] / SAMPLE)
 
@@ -193,7 +193,7 @@ def ranked_among(
     The counts' SQL reads the candidates ("found", with column); the score's reads "counted"
     (c0, c1...: each term's matches among them) and rank's "{q}" is the term's tsquery.
     """
-    parameters: dict[str, object] = {"total": min(total, OWNER_BOUND)}
+    parameters: dict[str, object] = {"total": total}
     counted, scores = [], []
     for index, term in enumerate(terms):
         parameters[f"q{index}"] = tsquery_term(owner_id, term)
