@@ -5,9 +5,11 @@ word in half of them. So each word's matches are counted first (up to a bound, t
 index answers), and its ts_rank weighted by the BM25 IDF of that count, as FTS5's bm25()
 does on SQLite. Candidates are the turns holding the rarest words, added while they stay
 few: a common word adds to the score of the turns found, never thousands of turns to rank.
+They are found through the word index, or by reading the owner's turns newest first when
+their words are common enough for that to read fewer (walk_is_cheaper), never both at once.
 Memories are ranked in one statement instead (ranked_among): each word is counted among the
-candidates, not the whole index (12 ms a word at 100,000), and the owner's size, the IDF's
-N, is counted at most every OWNER_SIZE_SECONDS (a 20,000-row read, 10 to 20 ms).
+candidates, not the whole index (12 ms a word at 100,000). The owner's size, the IDF's N, is
+counted at most every OWNER_SIZE_SECONDS (a 20,000-row read, 10 to 20 ms), for both.
 """
 
 import math
@@ -27,6 +29,10 @@ COUNT_BOUND = 1000
 OWNER_BOUND = 20000
 # Turns ranked at most: the newest matches of the rarest words, until they pass this many.
 CANDIDATES = 1000
+# The owner's newest turns read to tell how common the candidates' words are among them.
+SAMPLE = 1000
+# How many turns the walk may read for each one the word index's way would read.
+WALK_ADVANTAGE = 2
 # How long an owner's count is used before it is counted again: it is only the IDF's N.
 OWNER_SIZE_SECONDS = 300.0
 # Per database, per table and owner: the bounded count and when it was taken.
@@ -43,22 +49,21 @@ async def counts(
     session: AsyncSession,
     owner_id: int,
     terms: Sequence[Term],
-    owned: tuple[str, str] = ("conversation_turns", "owner_id = :owner"),
+    owned: tuple[str, str] = ("conversation_turns", ""),
     searched: tuple[str, str] = ("conversation_turns", "search_document"),
 ) -> list[int]:
-    """Return the owner's row count (bounded) and each term's match count (bounded).
+    """Return the owner's row count (bounded, kept a while) and each term's match count (bounded).
 
-    owned: the table of the owner's rows and the condition picking them; searched: the
-    table and column of the index (each word there is marked as its owner's).
+    owned: the table of the owner's rows and the condition picking them beyond the owner;
+    searched: the table and column of the index (each word there is marked as its owner's).
     """
-    parts = [_count("n", owned[0], f"{owned[1]} LIMIT {OWNER_BOUND}")]
-    parameters: dict[str, object] = {"owner": owner_id}
+    parts, parameters = [], {}
     for index, term in enumerate(terms):
         parameters[f"t{index}"] = tsquery_term(owner_id, term)
         condition = f"{searched[1]} @@ to_tsquery('simple', :t{index}) LIMIT {COUNT_BOUND}"
         parts.append(_count(f"c{index}", searched[0], condition))
     row = (await session.execute(text("SELECT " + ", ".join(parts)), parameters)).one()
-    return list(row)
+    return [await owner_size(session, owner_id, owned), *row]
 
 
 async def owner_size(
@@ -103,34 +108,80 @@ def weighted_rank(
     return " + ".join(scores) or "0", parameters
 
 
-def ranked_statement(
-    owner_id: int, terms: Sequence[Term], found: Sequence[int], not_in_context: str
-) -> tuple[str, dict[str, object]]:
-    """Return SQL and parameters ranking the owner's matching turns, best first."""
+def chosen_terms(terms: Sequence[Term], found: Sequence[int]) -> list[Term]:
+    """Return the terms whose matches are the candidates: the rarest, while they stay few."""
     matches = found[1:]
-    order = sorted(range(len(terms)), key=lambda index: matches[index])
     chosen: list[Term] = []
     covered = 0
-    for index in order:
+    for index in sorted(range(len(terms)), key=lambda index: matches[index]):
         if matches[index] == 0:
             continue
         if chosen and covered + matches[index] > CANDIDATES:
             break
         chosen.append(terms[index])
         covered += matches[index]
+    return chosen or list(terms)
+
+
+async def walk_is_cheaper(
+    session: AsyncSession, owner_id: int, terms: Sequence[Term], found: Sequence[int]
+) -> bool:
+    """Tell whether reading the owner's turns newest first finds the candidates in fewer rows.
+
+    Through the word index, every match is read to keep the newest CANDIDATES; newest first,
+    turns are read until CANDIDATES match. Only a word in at least COUNT_BOUND turns can
+    make the walk the cheaper, so only then is its share among the newest SAMPLE turns read.
+    """
+    chosen = chosen_terms(terms, found)
+    if max(found[1 + list(terms).index(term)] for term in chosen) < COUNT_BOUND:
+        return False
+    sampled = (
+        "SELECT count(*) FILTER (WHERE search_document @@ to_tsquery('simple', :query)) "
+        "FROM (SELECT search_document FROM conversation_turns WHERE owner_id BETWEEN :owner "
+        "AND :owner ORDER BY owner_id DESC, id DESC LIMIT :sample) AS newest"
+    )
+    parameters = {"query": tsquery(owner_id, chosen), "owner": owner_id, "sample": SAMPLE}
+    hits = int((await session.execute(text(sampled), parameters)).scalar_one())
+    # Walked turns sit together, in the order they were written; found ones each on a page.
+    # The owner's size is bounded, so an owner past it may be found the index's way when
+    # walking would have read fewer pages.
+    walked = CANDIDATES * SAMPLE / max(hits, 1)
+    return walked <= WALK_ADVANTAGE * max(COUNT_BOUND, hits * found[0] / SAMPLE)
+
+
+def ranked_statement(
+    owner_id: int,
+    terms: Sequence[Term],
+    found: Sequence[int],
+    not_in_context: str,
+    walk: bool = False,
+) -> tuple[str, dict[str, object]]:
+    """Return SQL and parameters ranking the owner's matching turns, best first.
+
+    The candidates are the newest CANDIDATES matches of the chosen terms, so a word in
+    thousands of the owner's turns never costs a rank for each; walk reads them newest first
+    through the owner's index, else the word index finds every match and they are sorted.
+    """
     # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
     score, parameters = weighted_rank(owner_id, terms, found, "ts_rank(search_document, {q}, 1)")
-    parameters["candidates"] = tsquery(owner_id, chosen or list(terms))
-    # The candidates are read newest first through the owner's index and cut, so a word in
-    # thousands of the owner's turns never costs a rank for each.
+    parameters["candidates"] = tsquery(owner_id, chosen_terms(terms, found))
+    parameters["bound"] = CANDIDATES
+    matching = "search_document @@ to_tsquery('simple', :candidates)"
+    # The words are their owner's, so the owner's index narrows nothing the word index found;
+    # the planner, not knowing it, would combine the two (a bitmap of all the owner's turns).
+    # Each form keeps the other index out: "+ 0" and "IS TRUE" are not indexable.
+    if walk:
+        where, order = (
+            f"owner_id BETWEEN :owner AND :owner AND ({matching}) IS TRUE",
+            "owner_id DESC, id DESC",
+        )
+    else:
+        where, order = f"owner_id + 0 = :owner AND {matching}", "id + 0 DESC"
     statement = (
-        "SELECT id FROM conversation_turns AS ranked WHERE id IN (SELECT id "
-        "FROM conversation_turns AS turns WHERE owner_id BETWEEN :owner AND :owner "
-        f"AND search_document @@ to_tsquery('simple', :candidates) {not_in_context}"
-        "ORDER BY owner_id DESC, id DESC LIMIT :bound) "
+        "SELECT id FROM (SELECT id, search_document FROM conversation_turns AS turns "
+        f"WHERE {where} {not_in_context}ORDER BY {order} LIMIT :bound) AS ranked "
         f"ORDER BY {score} DESC, id DESC LIMIT :limit"
     )
-    parameters["bound"] = CANDIDATES
     return statement, parameters
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.conversations.content import turn_words
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
-from memory.search_rank import CANDIDATES, counts, ranked_statement
+from memory.search_rank import CANDIDATES, counts, ranked_statement, walk_is_cheaper
 from memory.search_terms import (
     excerpt,
     excerpt_found,
@@ -127,10 +127,14 @@ async def _matching_ids(
     elif order == "newest":
         statement, parameters["query"] = _POSTGRES_NEWEST, tsquery(owner_id, terms)
     else:
+        # A sequential scan for a word's first 1,000 matches starts wherever another scan of
+        # the table is (synchronised scans), and may read most of the table before them.
+        await session.execute(text("SET LOCAL enable_seqscan = off"))
         found = await counts(session, owner_id, terms)
         if not any(found[1:]):
             return []
-        statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT)
+        walk = await walk_is_cheaper(session, owner_id, terms, found)
+        statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT, walk)
         parameters.update(ranked)
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 

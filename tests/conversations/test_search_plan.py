@@ -1,0 +1,86 @@
+"""How a ranked conversation search reads Postgres: which indexes, how many statements."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import event, text
+
+from bot.conversations.blocks import text_block
+from bot.conversations.search import _NOT_IN_CONTEXT, ConversationSearch
+from bot.conversations.snapshot import ChatThread
+from bot.conversations.store import ConversationStore
+from memory.search_rank import counts, ranked_statement
+from memory.search_terms import search_terms
+from tests.harness import OWNER
+
+
+@pytest.fixture
+def postgres(engine):
+    """Skip on SQLite: FTS5 counts and ranks inside its own index there."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's bm25() counts and ranks inside FTS5")
+    return engine
+
+
+async def _store(sessionmaker, texts: list[str]) -> None:
+    """Store each text as a user's message of the owner, a day apart, in order."""
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30), clock=lambda: now[0])
+    for words in texts:
+        said = text_block(f"[Monday, 23 November 2026, 10:00 UTC]\n{words}")
+        await conversations.store_user_message(ChatThread(OWNER), OWNER, [said])
+        now[0] += timedelta(days=1)
+
+
+TEXTS = [
+    *[f"The heating broke again in flat {n}" for n in range(6)],
+    "The landlord promised the heating gets fixed on Tuesday",
+    *[f"Landlord meeting number {n} about the rent" for n in range(4)],
+]
+
+
+async def test_the_owners_turns_are_counted_once_a_while_not_every_search(postgres, sessionmaker):
+    """Counting up to 20,000 of the owner's turns cost 10 to 60 ms of every search at 100,000."""
+    await _store(sessionmaker, TEXTS)
+    past = ConversationSearch(sessionmaker)
+    await past.search(OWNER, "heating", 10)
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(postgres.sync_engine, "before_cursor_execute", record)
+    try:
+        assert len(await past.search(OWNER, "landlord heating", 10)) == 10
+    finally:
+        event.remove(postgres.sync_engine, "before_cursor_execute", record)
+    owners = [s for s in statements if "SELECT 1 FROM conversation_turns WHERE owner_id" in s]
+    assert not owners, owners
+
+
+async def _ranked(session, walk: bool, *, plan: bool = False) -> list:
+    """Return the ranked ids (or the plan's lines) of "landlord heating" found one way."""
+    terms = search_terms("landlord heating")
+    found = await counts(session, OWNER, terms)
+    statement, parameters = ranked_statement(OWNER, terms, found, _NOT_IN_CONTEXT, walk)
+    parameters |= {"owner": OWNER, "skip": 0, "limit": 10}
+    prefix = "EXPLAIN " if plan else ""
+    rows = await session.execute(text(prefix + statement), parameters)
+    return [row[0] for row in rows]
+
+
+async def test_both_ways_to_the_candidates_rank_alike_and_each_keeps_to_one_index(
+    postgres, sessionmaker
+):
+    """The owner's index and the word index combined read a bitmap of every owner's turn."""
+    await _store(sessionmaker, TEXTS)
+    async with sessionmaker() as session:
+        assert await _ranked(session, True) == await _ranked(session, False)
+        # Without sequential scans the planner takes every index it can use.
+        await session.execute(text("SET LOCAL enable_seqscan = off"))
+        walked = " ".join(await _ranked(session, True, plan=True))
+        found = " ".join(await _ranked(session, False, plan=True))
+    assert "ix_conversation_turns_owner" in walked, walked
+    assert "conversation_search_document" not in walked, walked
+    assert "conversation_search_document" in found, found
+    assert "ix_conversation_turns_owner" not in found and "BitmapAnd" not in found, found
