@@ -176,16 +176,18 @@ async def run(config: Config, workdir: Path) -> list[Row]:
         model.default = text("Noted, thanks for telling me.")
         database = folder / "memory" / "bot.db"
         last = config.process_messages
-        rss = await run_once(BotProcess(tg, model, database, log), fresh, last)
+        await run_once(BotProcess(tg, model, database, log), fresh)
+        # Memory is watched after a restart, as a bot usually starts: the first start of
+        # all also loads Alembic to create the tables (about 10 MiB more).
+        rss = await run_once(BotProcess(tg, model, database, log), migrated, last)
         reference = BotProcess(tg, model, database, log, reference=True)
         bare_rss = await run_once(reference, bare, last)
         # Turn about, so that a machine busy with something else slows each alike.
-        for run_number in range(config.startup_runs):
+        for run_number in range(1, config.startup_runs):
             await run_once(BotProcess(tg, model, database, log), migrated)
-            if run_number:
-                new = folder / f"new{run_number}" / "bot.db"
-                new.parent.mkdir()
-                await run_once(BotProcess(tg, model, new, log), fresh)
+            new = folder / f"new{run_number}" / "bot.db"
+            new.parent.mkdir()
+            await run_once(BotProcess(tg, model, new, log), fresh)
             await run_once(BotProcess(tg, model, database, log, reference=True), bare)
     return startup_rows(fresh, migrated, bare) + memory_rows(rss, bare_rss, last)
 
