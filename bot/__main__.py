@@ -7,7 +7,6 @@ import logging
 import sys
 from urllib.parse import urlsplit
 
-from alembic.util import CommandError
 from sqlalchemy.exc import SQLAlchemyError
 from telegram import Update
 from telegram.error import NetworkError, TelegramError
@@ -15,7 +14,7 @@ from telegram.error import NetworkError, TelegramError
 from bot.agent.account import AccountError
 from bot.app import build_application
 from bot.log_setup import configure_logging
-from bot.migrations import upgrade_database
+from bot.schema_head import at_head
 from bot.settings import Settings, SettingsError, load_settings
 from memory.db import normalize_database_url
 
@@ -97,6 +96,23 @@ def serve(settings: Settings) -> None:
     )
 
 
+def migrate(database_url: str) -> bool:
+    """Bring the database to the newest migration; log why not and return False on failure."""
+    if at_head(database_url):
+        return True
+    # Alembic loads only when there is something to migrate (bot/schema_head.py says why).
+    from alembic.util import CommandError
+
+    from bot.migrations import upgrade_database
+
+    try:
+        upgrade_database(database_url)
+    except (CommandError, SQLAlchemyError, OSError) as error:
+        logger.error("cannot migrate the database: %s", error)
+        return False
+    return True
+
+
 def main() -> int:
     """Start the bot and run until stopped by a signal."""
     try:
@@ -105,10 +121,7 @@ def main() -> int:
         print(error, file=sys.stderr)
         return 2
     configure_logging(settings.log_level, secrets_of(settings))
-    try:
-        upgrade_database(settings.database_url)
-    except (CommandError, SQLAlchemyError, OSError) as error:
-        logger.error("cannot migrate the database: %s", error)
+    if not migrate(settings.database_url):
         return 1
     # Only start-up calls: errors while running (the polling loop's) stay logged in full.
     logging.getLogger("telegram.ext").addFilter(BootstrapTracebackFilter())

@@ -2,9 +2,10 @@
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlencode
 
 from sqlalchemy import event
@@ -20,6 +21,9 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.sqlite_driver import one_trip_dbapi
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 logger = logging.getLogger(__name__)
 
@@ -198,3 +202,19 @@ def private_file(path: Path) -> None:
     # and WAL files the database file's permissions.
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+def dialect_insert(
+    dialect_name: str,
+) -> "Callable[[Any], postgresql.Insert] | Callable[[Any], sqlite.Insert]":
+    """Return the INSERT with ON CONFLICT of this dialect, loading only that dialect.
+
+    Postgres's dialect costs a SQLite bot about 2 MiB and 0.1 s of start-up for nothing.
+    """
+    if dialect_name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgres_insert
+
+        return postgres_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert

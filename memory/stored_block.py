@@ -9,10 +9,10 @@ import functools
 from collections.abc import AsyncIterator
 
 from sqlalchemy import Delete, Insert, Select, bindparam, delete, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from memory.block import CHOICE_ORDER, MemoryBlock, candidates_needed, choose, fitted_block
+from memory.db import dialect_insert
 from memory.models import Memory, StoredMemoryBlock, utcnow
 from memory.queries import (
     count_active,
@@ -33,8 +33,7 @@ def _stored_statement() -> Select[str, list[str]]:
 @functools.cache
 def _store_statement(dialect_name: str) -> Insert:
     """Insert a block unless another transaction stored one first (it is the same block)."""
-    dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
-    return dialect_insert(StoredMemoryBlock).on_conflict_do_nothing(
+    return dialect_insert(dialect_name)(StoredMemoryBlock).on_conflict_do_nothing(
         index_elements=[StoredMemoryBlock.owner_id]
     )
 

@@ -47,12 +47,17 @@ def _load_ranks() -> dict[bytes, int]:
 @functools.cache
 def encoding() -> tiktoken.Encoding:
     """Return the cl100k_base encoding, built without network access."""
-    return tiktoken.Encoding(
+    built = tiktoken.Encoding(
         name="cl100k_base",
         pat_str=CL100K_PATTERN,
         mergeable_ranks=_load_ranks(),
         special_tokens=CL100K_SPECIAL_TOKENS,
     )
+    # The Rust core holds its own copy of the ranks; tiktoken keeps this one only to pickle
+    # the encoding, which we never do, and 100,256 entries cost about 15 MiB for the process's
+    # life. An unpickled copy would fail to build (no ranks), never count differently.
+    built._mergeable_ranks = {}
+    return built
 
 
 def count_tokens(text: str) -> int:

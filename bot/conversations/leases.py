@@ -21,13 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, delete, literal_column, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations.models import BotProcess, TurnLease
 from bot.conversations.processes import ProcessId, gone_here, this_process
-from memory.db import affected
+from memory.db import affected, dialect_insert
 from memory.models import utcnow
 
 # What tells two copies of a database apart: Postgres gives a restored table a new oid, and
@@ -121,7 +119,7 @@ class TurnLeases:
 
     async def _insert(self, connection: AsyncConnection, chat_id: int, now: datetime) -> bool:
         """Insert the chat's lease unless a row exists; tell whether it was inserted."""
-        insert = postgres_insert if connection.dialect.name == "postgresql" else sqlite_insert
+        insert = dialect_insert(connection.dialect.name)
         values = {"chat_id": chat_id, **self._values(connection, now)}
         statement = insert(TurnLease).values(values).on_conflict_do_nothing()
         inserted = await connection.execute(statement.returning(TurnLease.chat_id))
@@ -143,7 +141,7 @@ class TurnLeases:
 
     async def _beat(self, connection: AsyncConnection, now: datetime) -> None:
         """Write this process's row, lasting until a beat from now."""
-        insert = postgres_insert if connection.dialect.name == "postgresql" else sqlite_insert
+        insert = dialect_insert(connection.dialect.name)
         values = {
             "holder": self.holder,
             "host": self.process.host,

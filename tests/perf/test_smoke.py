@@ -65,7 +65,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers(tmp_path
     assert len(figures["cache"]) == 2
     assert len(figures["prompt"]) == 1 + len(config.render_sizes)
     assert len(figures["sql"]) == 3
-    assert len(figures["process"]) == 2  # no restarts at smoke size
+    assert len(figures["process"]) == 5  # new, migrated, reference; the two memories
     assert len(figures["flood"]) == 1
     assert len(figures["format"]) == 2
     assert len(figures["archive"]) == 4
