@@ -32,8 +32,8 @@ from bot.agent.loop import Agent, AgentConfig
 from bot.agent.transcription import openai_transcriber
 from bot.agent.voice import VoiceNotes
 from bot.conversations.leases import TurnLeases
-from bot.conversations.search import ConversationSearch
 from bot.conversations.store import ConversationStore
+from bot.conversations.vector_setup import conversation_search
 from bot.reminders.due import Clock as ReminderClock
 from bot.reminders.due import DueLoop
 from bot.reminders.store import ReminderStore
@@ -168,11 +168,11 @@ def build_services(
     compactor = Compactor(
         anthropic, settings.anthropic_model, conversations, settings.history_token_budget
     )
-    store = ReminderStore(sessionmaker)
+    store, search = ReminderStore(sessionmaker), conversation_search(settings, conversations)
     reminders = ReminderTools(store, settings.reminders_max_active, reminder_clock)
     config, deadline = agent_config(settings), settings.turn_deadline_seconds
     agent = Agent(
-        anthropic, config, conversations, memories, switch, ConversationSearch(sessionmaker),
+        anthropic, config, conversations, memories, switch, search,
         files, reminders, consent, web_tools(settings, sessionmaker, store.zone_of, clock),
     )  # fmt: skip
     control = MemoryControl(memories, switch, undo_log, conversations.refresh_memory_block)

@@ -13,7 +13,7 @@ turns can crowd an owner's out, and once more on the turns found.
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -30,6 +30,9 @@ from memory.search_terms import (
     search_terms,
     tsquery,
 )
+
+if TYPE_CHECKING:  # NumPy is loaded only when vectors are on (the embeddings extra)
+    from bot.conversations.vectors import TurnVectors
 
 # Best matches first, or the newest ("what did we last say about ...").
 Order = Literal["relevance", "newest"]
@@ -90,6 +93,8 @@ TURN_CHARACTERS = 700
 # shows at least the words around its match.
 RESULT_CHARACTERS = 7000
 EXCERPT_CHARACTERS = 160
+# With vectors on, the words' best this many are fused with the nearest in meaning.
+FUSED_POOL = 50
 
 
 def _hit(row: Row, terms: list[tuple[str, ...]], width: int) -> TurnHit:
@@ -138,8 +143,29 @@ async def _matching_ids(
 class ConversationSearch:
     """Finds what was said in an owner's conversations, also long ago."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], vectors: "TurnVectors | None" = None
+    ):
         self._sessionmaker = sessionmaker
+        # Best matches by words and meaning fused (bot/conversations/vectors.py), when on.
+        self._vectors = vectors
+
+    async def _ranked(
+        self,
+        session: AsyncSession,
+        owner_id: int,
+        query: str,
+        limit: int,
+        skip: int | None,
+        order: Order,
+    ) -> list[int]:
+        """Return the ids found by words, fused with those nearest in meaning when on."""
+        if self._vectors is None or order != "relevance":
+            return await _matching_ids(session, owner_id, query, limit, skip, order)
+        pool = max(limit, FUSED_POOL)
+        words = await _matching_ids(session, owner_id, query, pool, skip, order)
+        near = await self._vectors.nearest(session, owner_id, query, _NOT_IN_CONTEXT, skip or 0)
+        return self._vectors.fuse([words, near], limit)
 
     async def search(
         self,
@@ -157,7 +183,7 @@ class ConversationSearch:
         """
         terms = query_terms(query)
         async with self._sessionmaker() as session:
-            ids = await _matching_ids(session, owner_id, query, limit, skip_conversation, order)
+            ids = await self._ranked(session, owner_id, query, limit, skip_conversation, order)
             rows = await session.execute(
                 select(Turn.id, Turn.role, Turn.content, Turn.created_at, Turn.said_by)
                 .join(Conversation, Conversation.id == Turn.conversation_id)
