@@ -164,8 +164,9 @@ class ConversationSearch:
             return await _matching_ids(session, owner_id, query, limit, skip, order)
         pool = max(limit, FUSED_POOL)
         words = await _matching_ids(session, owner_id, query, pool, skip, order)
-        near = await self._vectors.nearest(session, owner_id, query, _NOT_IN_CONTEXT, skip or 0)
-        return self._vectors.fuse([words, near], limit)
+        return await self._vectors.fused(
+            session, owner_id, query, words, limit, _NOT_IN_CONTEXT, skip or 0
+        )
 
     async def search(
         self,

@@ -294,7 +294,7 @@ async def _measure(
     report += table(f"search_conversations, {name}, words only, question as asked", asked)
     report += table(f"search_conversations, {name}, words only, keyword form", keyed)
     report.append(_times(times, f"{name}, words only"))
-    hybrid, hybrid_times = None, []
+    hybrid, hybrid_times = None, list[float]()
     if embedder is not None:
         seconds = await fill(url, embedder)
         report.append(f"vectors of {len(dia_of)} turns computed in {seconds:.0f} s ({name})")
