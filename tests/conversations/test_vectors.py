@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from bot.conversations.blocks import Content
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
@@ -23,7 +24,7 @@ from tests.harness import FRIEND, OWNER
 MODEL = "embed-small"
 
 
-def said(words: str) -> list[dict]:
+def said(words: str) -> Content:
     """Return the content of a user's text message, with its time line."""
     return [{"type": "text", "text": f"[Monday, 23 November 2026, 10:00 UTC]\n{words}"}]
 
@@ -43,7 +44,7 @@ def settings_for(server: FakeEmbeddings, **more) -> Settings:
         "embeddings_api_key": server.api_key,
         "embeddings_model": MODEL,
     }
-    return Settings(_env_file=None, **(values | more))  # type: ignore[call-arg]
+    return Settings(_env_file=None, **(values | more))
 
 
 async def stored_and_embedded(sessionmaker, server, *messages: tuple[int, str]):
@@ -72,7 +73,7 @@ async def test_a_turn_found_by_meaning_shares_no_word_with_the_question(sessionm
 
 
 async def test_vectors_are_filled_after_storing_off_the_reply_path(sessionmaker, server):
-    _, vectors = await stored_and_embedded(
+    _, _vectors = await stored_and_embedded(
         sessionmaker, server, *[(OWNER, f"note number {n} about dogs") for n in range(BATCH + 3)]
     )
     async with sessionmaker() as session:
@@ -98,7 +99,7 @@ async def test_another_owners_turns_never_come_back_by_meaning(sessionmaker, ser
 
 
 async def test_a_failing_server_leaves_the_words_search(sessionmaker, server):
-    search, vectors = await stored_and_embedded(
+    search, _vectors = await stored_and_embedded(
         sessionmaker, server, (OWNER, "The lease ends in March"), (OWNER, "Cats sleep a lot")
     )
     server.fail_always(500)
@@ -118,14 +119,12 @@ async def test_a_failed_batch_is_embedded_on_the_next_turn(sessionmaker, server)
     await conversations.store_user_message(ChatThread(OWNER), OWNER, said("More words"))
     await vectors.drained.wait()
     async with sessionmaker() as session:
-        models = (await session.execute(text("SELECT embedding_model FROM conversation_turns")))
+        models = await session.execute(text("SELECT embedding_model FROM conversation_turns"))
         assert [model for (model,) in models] == [MODEL, MODEL]
 
 
-async def test_vectors_of_another_model_are_never_compared_and_are_made_again(
-    sessionmaker, server
-):
-    search, vectors = await stored_and_embedded(
+async def test_vectors_of_another_model_are_never_compared_and_are_made_again(sessionmaker, server):
+    search, _vectors = await stored_and_embedded(
         sessionmaker, server, (OWNER, "I finally bought the automobile I wanted")
     )
     async with sessionmaker.begin() as session:
@@ -159,7 +158,8 @@ def test_a_turns_neighbour_in_its_conversation_shares_its_score():
 
 
 def test_what_a_turns_vector_is_made_of():
-    assert vector_text("user", said("Hello  there"), {"speaker": "Bob"}) == 'Bob said, "Hello there"'
+    bob = {"speaker": "Bob"}
+    assert vector_text("user", said("Hello  there"), bob) == 'Bob said, "Hello there"'
     assert vector_text("user", said("Hi"), None) == 'The user said, "Hi"'
     assert vector_text("assistant", [{"type": "text", "text": "Hi"}], None) == (
         'The assistant said, "Hi"'

@@ -109,7 +109,8 @@ class FakeEmbeddings:
         if self._failures:
             return _error(self._failures.pop(0), "The server had an error.", None)
         if body.get("model") not in self.models:
-            return _error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
+            unknown = f"The model `{body.get('model')}` does not exist."
+            return _error(404, unknown, "model_not_found")
         base64_asked = body.get("encoding_format") == "base64"
         data = []
         for index, text in enumerate(texts):
