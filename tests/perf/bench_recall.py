@@ -285,7 +285,11 @@ async def run(config: Config, workdir: Path) -> list[Row]:
 
 
 async def _measure(
-    url: str, dialogs: Sequence[Dialog], name: str, embedder: Embedder | None, report: list[str]
+    url: str,
+    dialogs: Sequence[Dialog],
+    name: str,
+    embedder: CachedEmbedder | None,
+    report: list[str],
 ) -> tuple[list[str], tuple[Scores, Scores, list[float], Scores | None, list[float]]]:
     """Load the dialogs into one database and ask every question: words only, then hybrid."""
     dia_of = await _load(url, dialogs)
@@ -301,6 +305,7 @@ async def _measure(
         questions = [q.text for dialog in dialogs for q in dialog.questions]
         start = time.perf_counter()
         await embedder.embed(questions)
+        embedder.save()
         each = 1000 * (time.perf_counter() - start) / max(1, len(questions))
         report.append(f"a question's vector: {each:.1f} ms each in batches (0 if cached)")
         hybrid, hybrid_times = await _ask(url, dialogs, dia_of, lambda q: q, embedder)
