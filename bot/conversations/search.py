@@ -19,6 +19,7 @@ from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
+from bot.conversations.hit_context import with_context
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
 from memory.search_rank import CANDIDATES, counts, ranked_statement
@@ -85,6 +86,9 @@ class TurnHit:
     who: str = "the user said"
     # Around the match in the message the turn quotes, when only that part matched.
     quote_excerpt: str | None = None
+    # A short hit's neighbour in its conversation: where ("just before it"), whose words
+    # ("the user said") and a few of them (bot/conversations/hit_context.py).
+    context: tuple[str, str, str] | None = None
 
 
 # A hit shows its whole turn up to this many characters (around the match when longer)...
@@ -191,10 +195,10 @@ class ConversationSearch:
                 .where(Turn.id.in_(ids), Conversation.owner_id == owner_id)
             )
             by_id = {row.id: row for row in rows}
-        hits, left = [], RESULT_CHARACTERS
-        for turn_id in ids:
-            if turn_id in by_id:
-                width = max(EXCERPT_CHARACTERS, min(TURN_CHARACTERS, left))
-                hits.append(_hit(by_id[turn_id], terms, width))
-                left -= len(hits[-1].excerpt)
-        return hits
+            hits, left = [], RESULT_CHARACTERS
+            for turn_id in ids:
+                if turn_id in by_id:
+                    width = max(EXCERPT_CHARACTERS, min(TURN_CHARACTERS, left))
+                    hits.append(_hit(by_id[turn_id], terms, width))
+                    left -= len(hits[-1].excerpt)
+            return await with_context(session, owner_id, hits, left)

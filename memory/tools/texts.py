@@ -168,5 +168,7 @@ def found_turns(query: str, hits: Sequence, zone: tzinfo, order: str = "relevanc
     for hit in hits:
         when = hit.said_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         quote = f" (quoting it: {quoted(hit.quote_excerpt)})" if hit.quote_excerpt else ""
-        lines.append(f"- {when}, {hit.who}{quote}: {quoted(hit.excerpt)}")
+        near = getattr(hit, "context", None)  # (where, who, words) of a short hit's neighbour
+        beside = f" ({near[0]}, {near[1]}: {quoted(near[2])})" if near else ""
+        lines.append(f"- {when}, {hit.who}{quote}: {quoted(hit.excerpt)}{beside}")
     return "\n".join(lines)

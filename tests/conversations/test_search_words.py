@@ -39,4 +39,31 @@ async def test_the_bots_words_are_found_as_the_assistants(sessionmaker):
     hits = await ConversationSearch(sessionmaker).search(
         OWNER, "what did the assistant say about the garden", 5
     )
-    assert [(hit.who, hit.excerpt) for hit in hits][0] == ("you said", "Try a garden of herbs.")
+    assert (hits[0].who, hits[0].excerpt) == ("you said", "Try a garden of herbs.")
+
+
+async def test_a_short_hit_shows_the_message_before_it(sessionmaker):
+    from datetime import UTC as utc
+
+    from memory.tools.texts import found_turns
+
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    snapshot = await conversations.store_user_message(
+        ChatThread(OWNER), OWNER, said("Did you ever go camping by the lake with the kids?")
+    )
+    await conversations.append(
+        snapshot.conversation, "assistant", [{"type": "text", "text": "Yes, twice: in June."}]
+    )
+    long = "June was busy " + "with work and travel " * 10
+    await conversations.store_user_message(ChatThread(OWNER), OWNER, said(long))
+    hits = await ConversationSearch(sessionmaker).search(OWNER, "twice", 5)
+    assert hits[0].context == (
+        "just before it",
+        "the user said",
+        "Did you ever go camping by the lake with the kids?",
+    )
+    listed = found_turns("twice", hits, utc)
+    assert '(just before it, the user said: "Did you ever go camping' in listed
+    # A long hit speaks for itself.
+    hits = await ConversationSearch(sessionmaker).search(OWNER, "travel", 5)
+    assert hits[0].context is None
