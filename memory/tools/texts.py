@@ -47,7 +47,7 @@ SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
     'lease in March?"), and earlier in this one where only its summary is left. Returns up to '
     "10 messages, best matches first (by their words, and by meaning when that is on), each "
-    "whole (long ones cut) with date and speaker; "
+    "whole (long ones cut) with date and speaker, a short one with the message before it; "
     'order "newest" gives the latest first ("what did we last say about ..."). Use words '
     "likely to appear in them, and names."
 )
