@@ -10,6 +10,7 @@ EMBEDDINGS_BASE_URL, _API_KEY and _MODEL name an API that replaces it.
 import asyncio
 import importlib.util
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -63,24 +64,25 @@ class LocalEmbedder:
     def __init__(self, folder: Path):
         self._folder = folder
         self._encoder: SentenceEncoder | None = None
-        # One text batch at a time: the model's matrices are large, two at once only wait.
-        self._lock = asyncio.Lock()
+        # Only the loading is one at a time: a search's question never waits for a batch of
+        # the background's (NumPy releases the GIL; the weights are shared, read-only).
+        self._loading = threading.Lock()
 
     def _encode(self, texts: Sequence[str]) -> list[Vector]:
         """Encode in the calling thread (the model is loaded the first time)."""
-        if self._encoder is None:
-            from memory.embed_model import SentenceEncoder
+        with self._loading:
+            if self._encoder is None:
+                from memory.embed_model import SentenceEncoder
 
-            self._encoder = SentenceEncoder(self._folder)
+                self._encoder = SentenceEncoder(self._folder)
         return [list(map(float, row)) for row in self._encoder.encode(texts)]
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Return one unit vector per text."""
-        async with self._lock:
-            try:
-                return await asyncio.to_thread(self._encode, list(texts))
-            except (OSError, ValueError, KeyError) as error:
-                raise EmbeddingFailed(f"the local model failed: {type(error).__name__}") from error
+        try:
+            return await asyncio.to_thread(self._encode, list(texts))
+        except (OSError, ValueError, KeyError) as error:
+            raise EmbeddingFailed(f"the local model failed: {type(error).__name__}") from error
 
 
 class ApiEmbedder:
