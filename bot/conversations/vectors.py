@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Row, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
@@ -140,6 +141,8 @@ class TurnVectors:
                     pass
         except EmbeddingFailed as error:
             logger.warning("turn vectors wait for the next turn: %s", error)
+        except (SQLAlchemyError, OSError) as error:  # a database gone away: the next poke
+            logger.warning("turn vectors wait for the next turn: %s", type(error).__name__)
         finally:
             self.drained.set()
 
