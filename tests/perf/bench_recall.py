@@ -5,6 +5,8 @@ conversation through ConversationStore (one owner per conversation, a conversati
 session, a group member's turn per dialog turn, a photo as its caption), then asks each
 question through ConversationSearch, the code search_conversations runs. R@k is the share of
 a question's evidence turns among the first k found, averaged over questions (the paper's).
+With the local embedding model installed, the turns' vectors are then computed as the bot's
+background does and every question is asked again through the hybrid search.
 """
 
 import json
