@@ -2,7 +2,8 @@
 
 Ranked by the engine's own full-text ranking (FTS5's bm25() on SQLite; on Postgres ts_rank
 per word weighted by its rarity, memory/search_rank.py), the newer turn first among equals;
-the newest matches first when the model asks for them.
+the newest matches first when the model asks for them. With vectors on, the words' best are
+fused with the turns nearest in meaning (bot/conversations/vectors.py).
 
 SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
 keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
