@@ -17,9 +17,9 @@ from bot.agent.web.tools import WebConfig
 from bot.agent.web.turn import WebTools, ZoneOf
 from bot.conversations.leases import TurnLeases
 from bot.conversations.notes import PendingNotes
-from bot.conversations.search import ConversationSearch
 from bot.conversations.sources import ReplySources
 from bot.conversations.store import ConversationStore
+from bot.conversations.vector_setup import conversation_search
 from bot.conversations.web_uses import WebUses
 from bot.media.attachments import Files, FileSource
 from bot.media.file_cache import FileCache
@@ -145,7 +145,7 @@ def agent_parts(
 ) -> AgentParts:
     """Build what one turn works with: its tools' stores, the reminders and the web."""
     config = agent_config(settings)
-    past = ConversationSearch(sessionmaker)
+    past = conversation_search(settings, conversations)
     proposals = memory.proposal_answers.proposals
     tool_calls = ToolCalls(
         memory.store, memory.switch, past, config.memory_limit, config.zone, reminders, proposals

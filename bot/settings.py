@@ -32,6 +32,8 @@ ADVICE = {
 
 # Voice transcription is on when all of these are set (README "Voice notes").
 TRANSCRIPTION_FIELDS = ("transcription_base_url", "transcription_api_key", "transcription_model")
+# Search by meaning uses this embeddings API instead of the local model when all are set.
+EMBEDDINGS_FIELDS = ("embeddings_base_url", "embeddings_api_key", "embeddings_model")
 
 
 class Settings(BaseSettings):
@@ -86,6 +88,11 @@ class Settings(BaseSettings):
     transcription_base_url: str | None = None
     transcription_api_key: SecretStr | None = None
     transcription_model: str | None = None
+    # Conversations are searched by meaning too, with the local model when installed (the
+    # embeddings extra) or an OpenAI-compatible embeddings API when all three are set.
+    embeddings_base_url: str | None = None
+    embeddings_api_key: SecretStr | None = None
+    embeddings_model: str | None = None
     # Longer or bigger notes are refused before they are downloaded (Telegram's limit: 20 MB).
     voice_max_seconds: int = Field(default=300, ge=1, le=3600)
     voice_max_mb: int = Field(default=20, ge=1, le=20)
@@ -137,6 +144,7 @@ class Settings(BaseSettings):
         "webhook_secret",
         "conversation_retention_days",
         *TRANSCRIPTION_FIELDS,
+        *EMBEDDINGS_FIELDS,
         mode="before",
     )
     @classmethod
@@ -165,7 +173,7 @@ class Settings(BaseSettings):
             raise ValueError("must be 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
 
-    @field_validator("transcription_base_url")
+    @field_validator("transcription_base_url", "embeddings_base_url")
     @classmethod
     def _transcription_url_shape(cls, value: str | None) -> str | None:
         """Require the http(s) base URL of the API, like https://api.openai.com/v1."""
@@ -178,12 +186,18 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _transcription_all_or_nothing(self) -> Self:
-        """Refuse a transcription half set up: all three settings, or none."""
+        """Refuse transcription or an embeddings API half set up: all three settings, or none."""
         missing = [name.upper() for name in TRANSCRIPTION_FIELDS if getattr(self, name) is None]
         if 0 < len(missing) < len(TRANSCRIPTION_FIELDS):
             raise ValueError(
                 f"voice notes need all of {', '.join(n.upper() for n in TRANSCRIPTION_FIELDS)}: "
                 f"{', '.join(missing)} not set"
+            )
+        missing = [name.upper() for name in EMBEDDINGS_FIELDS if getattr(self, name) is None]
+        if 0 < len(missing) < len(EMBEDDINGS_FIELDS):
+            raise ValueError(
+                f"an embeddings API needs all of {', '.join(n.upper() for n in EMBEDDINGS_FIELDS)}"
+                f": {', '.join(missing)} not set"
             )
         return self
 

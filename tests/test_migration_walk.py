@@ -247,6 +247,16 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "said_by": {"speaker": "Bob"}, "memory_writes": None, "cited_memory_ids": None},
         ],
     },
+    "0021": {
+        "conversation_turns": [
+            {"id": 12, "conversation_id": 3, "role": "assistant",
+             "content": [{"type": "text", "text": "The lake sounds lovely."}],
+             "created_at": LATER, "tokens": 5, "update_id": None, "message_key": None,
+             "sender_id": None, "search_text": None, "owner_id": -1001, "said_by": None,
+             "memory_writes": None, "cited_memory_ids": None, "user_order": None,
+             "embedding": bytes(range(8)), "embedding_model": "all-MiniLM-L6-v2"},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

@@ -2,6 +2,7 @@
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 
 from bot.conversations.blocks import WEB_BLOCK_TYPES, Block, Role
 from bot.conversations.file_refs import file_ref
@@ -10,6 +11,11 @@ from bot.conversations.voice_refs import voice_ref
 from bot.conversations.web_blocks import web_block_text, web_block_tokens
 from memory.search_terms import index_text
 from memory.tokens import count_tokens
+
+# A turn's month is indexed by its English name (locale-free).
+MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
 
 
 def block_text(block: Block) -> str:
@@ -63,16 +69,38 @@ def turn_words(role: Role, content: Sequence[Block]) -> str:
     return " ".join(texts)
 
 
-def searched_words(role: Role, content: Sequence[Block], said_by: SaidBy | None = None) -> str:
-    """Return what a turn is found by: who said it, its words, the names of its files."""
+def date_words(at: datetime) -> str:
+    """Return the words a turn's date is found by: its month's name and year ("May 2023")."""
+    return f"{MONTHS[at.month - 1]} {at.year}"
+
+
+def searched_words(
+    role: Role,
+    content: Sequence[Block],
+    said_by: SaidBy | None = None,
+    said_at: datetime | None = None,
+) -> str:
+    """Return what a turn is found by: who said it, its words, the names of its files.
+
+    With said_at (from migration 0021 on), also its month and year, and "assistant" for
+    the bot's words (a user's are found by the speaker's name in a group).
+    """
     said_by = said_by_of(said_by.stored() if said_by else None, list(content))
     names = [said_by.speaker, said_by.forwarded_from] if role == "user" else []
     files = [str(block.get("name", "")) for block in content if block["type"] == "file"]
-    return " ".join(part for part in [*names, turn_words(role, content), *files] if part)
+    words = turn_words(role, content)
+    dated = [] if said_at is None or not (words or files) else [date_words(said_at)]
+    if said_at is not None and role == "assistant" and words:
+        names.append("assistant")
+    return " ".join(part for part in [*names, words, *files, *dated] if part)
 
 
 def search_text(
-    role: Role, content: Sequence[Block], owner_id: int, said_by: SaidBy | None = None
+    role: Role,
+    content: Sequence[Block],
+    owner_id: int,
+    said_by: SaidBy | None = None,
+    said_at: datetime | None = None,
 ) -> str | None:
     """Return a turn's words as the conversation index holds them, or None if it has none."""
-    return index_text(searched_words(role, content, said_by), owner_id) or None
+    return index_text(searched_words(role, content, said_by, said_at), owner_id) or None

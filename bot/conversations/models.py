@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.conversations.blocks import Content
@@ -74,6 +74,10 @@ class Turn(Base):
     # Where the turn's exchange sits in the order the user sent (bot.conversations.order),
     # whichever process stored it first; NULL for turns from before it was kept.
     user_order: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # The turn's vector for search by meaning (bot.conversations.vectors): float16 bytes, b""
+    # for a turn without words, NULL until computed; and the model that made it.
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    embedding_model: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
     __table_args__ = (

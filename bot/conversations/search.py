@@ -2,7 +2,8 @@
 
 Ranked by the engine's own full-text ranking (FTS5's bm25() on SQLite; on Postgres ts_rank
 per word weighted by its rarity, memory/search_rank.py), the newer turn first among equals;
-the newest matches first when the model asks for them.
+the newest matches first when the model asks for them. With vectors on, the words' best are
+fused with the turns nearest in meaning (bot/conversations/vectors.py).
 
 SQLite's conversation_search is an FTS5 index over conversation_turns.search_text (triggers
 keep it in step); Postgres keeps a generated tsvector with a GIN index (migration 0006).
@@ -13,12 +14,13 @@ turns can crowd an owner's out, and once more on the turns found.
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import Row, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations.content import turn_words
+from bot.conversations.hit_context import with_context
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
 from memory.search_rank import CANDIDATES, counts, ranked_statement, walk_is_cheaper
@@ -30,6 +32,9 @@ from memory.search_terms import (
     search_terms,
     tsquery,
 )
+
+if TYPE_CHECKING:  # NumPy is loaded only when vectors are on (the embeddings extra)
+    from bot.conversations.vectors import TurnVectors
 
 # Best matches first, or the newest ("what did we last say about ...").
 Order = Literal["relevance", "newest"]
@@ -82,6 +87,9 @@ class TurnHit:
     who: str = "the user said"
     # Around the match in the message the turn quotes, when only that part matched.
     quote_excerpt: str | None = None
+    # A short hit's neighbour in its conversation: where ("just before it"), whose words
+    # ("the user said") and a few of them (bot/conversations/hit_context.py).
+    context: tuple[str, str, str] | None = None
 
 
 # A hit shows its whole turn up to this many characters (around the match when longer)...
@@ -90,6 +98,8 @@ TURN_CHARACTERS = 700
 # shows at least the words around its match.
 RESULT_CHARACTERS = 7000
 EXCERPT_CHARACTERS = 160
+# With vectors on, the words' best this many are fused with the nearest in meaning.
+FUSED_POOL = 50
 
 
 def _hit(row: Row[*tuple[Any, ...]], terms: list[tuple[str, ...]], width: int) -> TurnHit:
@@ -142,8 +152,30 @@ async def _matching_ids(
 class ConversationSearch:
     """Finds what was said in an owner's conversations, also long ago."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], vectors: "TurnVectors | None" = None
+    ):
         self._sessionmaker = sessionmaker
+        # Best matches by words and meaning fused (bot/conversations/vectors.py), when on.
+        self._vectors = vectors
+
+    async def _ranked(
+        self,
+        session: AsyncSession,
+        owner_id: int,
+        query: str,
+        limit: int,
+        skip: int | None,
+        order: Order,
+    ) -> list[int]:
+        """Return the ids found by words, fused with those nearest in meaning when on."""
+        if self._vectors is None or order != "relevance":
+            return await _matching_ids(session, owner_id, query, limit, skip, order)
+        pool = max(limit, FUSED_POOL)
+        words = await _matching_ids(session, owner_id, query, pool, skip, order)
+        return await self._vectors.fused(
+            session, owner_id, query, words, limit, _NOT_IN_CONTEXT, skip or 0
+        )
 
     async def search(
         self,
@@ -161,17 +193,17 @@ class ConversationSearch:
         """
         terms = query_terms(query)
         async with self._sessionmaker() as session:
-            ids = await _matching_ids(session, owner_id, query, limit, skip_conversation, order)
+            ids = await self._ranked(session, owner_id, query, limit, skip_conversation, order)
             rows = await session.execute(
                 select(Turn.id, Turn.role, Turn.content, Turn.created_at, Turn.said_by)
                 .join(Conversation, Conversation.id == Turn.conversation_id)
                 .where(Turn.id.in_(ids), Conversation.owner_id == owner_id)
             )
             by_id = {row.id: row for row in rows}
-        hits, left = [], RESULT_CHARACTERS
-        for turn_id in ids:
-            if turn_id in by_id:
-                width = max(EXCERPT_CHARACTERS, min(TURN_CHARACTERS, left))
-                hits.append(_hit(by_id[turn_id], terms, width))
-                left -= len(hits[-1].excerpt)
-        return hits
+            hits, left = [], RESULT_CHARACTERS
+            for turn_id in ids:
+                if turn_id in by_id:
+                    width = max(EXCERPT_CHARACTERS, min(TURN_CHARACTERS, left))
+                    hits.append(_hit(by_id[turn_id], terms, width))
+                    left -= len(hits[-1].excerpt)
+            return await with_context(session, owner_id, hits, left)

@@ -63,6 +63,13 @@ class ConversationStore:
         self._idle_timeout = idle_timeout
         self._clock = clock
         self._block_budget = block_budget
+        # Called after each turn is stored (search by meaning embeds it in the background).
+        self.stored: Callable[[], None] = lambda: None
+
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
+        """Return the sessions' maker (searches and vectors read the same database)."""
+        return self._sessionmaker
 
     async def store_user_message(
         self,
@@ -99,6 +106,7 @@ class ConversationStore:
             if ref.message_key is not None and await self.message_seen(ref.message_key):
                 raise DuplicateUpdate(ref.message_key) from None
             raise
+        self.stored()
         return snapshot
 
     async def store_bot_message(
@@ -129,6 +137,7 @@ class ConversationStore:
                     inherit="latest" if role == "user" else "newest",
                 )
                 snapshot.turns.append(turn)
+        self.stored()
         return snapshot
 
     async def _continue(
@@ -205,9 +214,11 @@ class ConversationStore:
         tokens, now = content_tokens(content), self._clock()
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
-            return await insert_turn(
+            turn = await insert_turn(
                 connection, conversation, role, content, tokens, NO_REF, now, writes
             )
+        self.stored()
+        return turn
 
     async def replace_content(self, turn_id: int, content: Content) -> StoredTurn:
         """Rewrite a stored turn's content (a file the API refused becomes a note)."""

@@ -43,7 +43,7 @@ async def insert_turn(
         "content": content,
         "tokens": tokens,
         # The index keeps itself in step (a trigger, or a generated column).
-        "search_text": search_text(role, content, conversation.owner_id, ref.said_by),
+        "search_text": search_text(role, content, conversation.owner_id, ref.said_by, now),
         "owner_id": conversation.owner_id,
         "update_id": ref.update_id,
         "message_key": ref.message_key,

@@ -47,7 +47,8 @@ SEARCH_MEMORY_DESCRIPTION = (
 SEARCH_CONVERSATIONS_DESCRIPTION = (
     'Search what you and the user said in earlier conversations ("what did we say about the '
     'lease in March?"), and earlier in this one where only its summary is left. Returns up to '
-    "10 messages, best matches first, each whole (long ones cut) with date and speaker; "
+    "10 messages, best matches first (by their words, and by meaning when that is on), each "
+    "whole (long ones cut) with date and speaker, a short one with the message before it; "
     'order "newest" gives the latest first ("what did we last say about ..."). Use words '
     "likely to appear in them, and names."
 )
@@ -170,5 +171,7 @@ def found_turns(
     for hit in hits:
         when = hit.said_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         quote = f" (quoting it: {quoted(hit.quote_excerpt)})" if hit.quote_excerpt else ""
-        lines.append(f"- {when}, {hit.who}{quote}: {quoted(hit.excerpt)}")
+        near = getattr(hit, "context", None)  # (where, who, words) of a short hit's neighbour
+        beside = f" ({near[0]}, {near[1]}: {quoted(near[2])})" if near else ""
+        lines.append(f"- {when}, {hit.who}{quote}: {quoted(hit.excerpt)}{beside}")
     return "\n".join(lines)

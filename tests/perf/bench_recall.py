@@ -5,6 +5,8 @@ conversation through ConversationStore (one owner per conversation, a conversati
 session, a group member's turn per dialog turn, a photo as its caption), then asks each
 question through ConversationSearch, the code search_conversations runs. R@k is the share of
 a question's evidence turns among the first k found, averaged over questions (the paper's).
+With the local embedding model installed, the turns' vectors are then computed as the bot's
+background does and every question is asked again through the hybrid search.
 """
 
 import json
@@ -26,8 +28,10 @@ from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.store import ConversationStore
 from memory.db import create_engine, create_sessionmaker
+from memory.embeddings import Embedder, local_embedder
 from tests.perf.botrun import database, postgres_available
 from tests.perf.common import Config, Row, command, percentile
+from tests.perf.recall_vectors import CachedEmbedder, fill, hybrid_rows
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo"
 KS = (1, 5, 10, 25)
@@ -196,13 +200,26 @@ async def _load(url: str, dialogs: Sequence[Dialog]) -> dict[int, str]:
 
 
 async def _ask(
-    url: str, dialogs: Sequence[Dialog], dia_of: dict[int, str], form: Callable[[str], str]
+    url: str,
+    dialogs: Sequence[Dialog],
+    dia_of: dict[int, str],
+    form: Callable[[str], str],
+    embedder: Embedder | None = None,
 ) -> tuple[Scores, list[float]]:
-    """Ask every question in a form through ConversationSearch; score it and time it."""
+    """Ask every question in a form through ConversationSearch; score it and time it.
+
+    With an embedder, the search fuses the words' ranking with the vectors' (hybrid).
+    """
     engine = create_engine(url)
     scores, times = Scores(), []
     try:
-        search = ConversationSearch(create_sessionmaker(engine))
+        sessionmaker = create_sessionmaker(engine)
+        vectors = None
+        if embedder is not None:
+            from bot.conversations.vectors import TurnVectors
+
+            vectors = TurnVectors(sessionmaker, embedder)
+        search = ConversationSearch(sessionmaker, vectors)
         for owner, dialog in enumerate(dialogs, start=1000):
             for question in dialog.questions:
                 start = time.perf_counter()
@@ -253,31 +270,75 @@ async def run(config: Config, workdir: Path) -> list[Row]:
     print(f"recall: {len(dialogs)} conversations, {turns} turns, {questions} questions")
     bm25 = reference(dialogs)
     report = table("plain BM25 (reference), keyword form", bm25)
+    local = local_embedder()
+    embedder = CachedEmbedder(local) if local is not None else None
+    if embedder is None:
+        report.append("hybrid: no local embedding model installed (the embeddings extra)")
     rows: list[Row] = []
     for backend in config.backends:
         if backend == "postgres" and not await postgres_available(config.postgres_url):
             continue
         name = "SQLite" if backend == "sqlite" else "Postgres"
         async with database(backend, workdir, config.postgres_url) as url:
-            dia_of = await _load(url, dialogs)
-            asked, times = await _ask(url, dialogs, dia_of, lambda q: q)
-            keyed, _ = await _ask(url, dialogs, dia_of, keywords)
-        report += table(f"search_conversations, {name}, question as asked", asked)
-        report += table(f"search_conversations, {name}, keyword form", keyed)
-        report.append(
-            f"search p50 {1000 * percentile(times, 50):.2f} ms, "
-            f"p99 {1000 * percentile(times, 99):.2f} ms ({name}, {len(times)} searches)"
-        )
-        rows += _rows(name, asked, keyed, bm25, times)
+            report, found = await _measure(url, dialogs, name, embedder, report)
+        rows += _rows(name, *found, bm25)
     print("\n".join(report))
     return rows
 
 
-def _rows(name: str, asked: Scores, keyed: Scores, bm25: Scores, times: list[float]) -> list[Row]:
+async def _measure(
+    url: str,
+    dialogs: Sequence[Dialog],
+    name: str,
+    embedder: CachedEmbedder | None,
+    report: list[str],
+) -> tuple[list[str], tuple[Scores, Scores, list[float], Scores | None, list[float]]]:
+    """Load the dialogs into one database and ask every question: words only, then hybrid."""
+    dia_of = await _load(url, dialogs)
+    asked, times = await _ask(url, dialogs, dia_of, lambda q: q)
+    keyed, _ = await _ask(url, dialogs, dia_of, keywords)
+    report += table(f"search_conversations, {name}, words only, question as asked", asked)
+    report += table(f"search_conversations, {name}, words only, keyword form", keyed)
+    report.append(_times(times, f"{name}, words only"))
+    hybrid, hybrid_times = None, list[float]()
+    if embedder is not None:
+        seconds = await fill(url, embedder)
+        report.append(f"vectors of {len(dia_of)} turns computed in {seconds:.0f} s ({name})")
+        questions = [q.text for dialog in dialogs for q in dialog.questions]
+        start = time.perf_counter()
+        await embedder.embed(questions)
+        embedder.save()
+        each = 1000 * (time.perf_counter() - start) / max(1, len(questions))
+        report.append(f"a question's vector: {each:.1f} ms each in batches (0 if cached)")
+        hybrid, hybrid_times = await _ask(url, dialogs, dia_of, lambda q: q, embedder)
+        report += table(f"search_conversations, {name}, hybrid, question as asked", hybrid)
+        report.append(_times(hybrid_times, f"{name}, hybrid, the question's vector cached"))
+    return report, (asked, keyed, times, hybrid, hybrid_times)
+
+
+def _times(times: list[float], what: str) -> str:
+    """Say a search's p50 and p99."""
+    return (
+        f"search p50 {1000 * percentile(times, 50):.2f} ms, "
+        f"p99 {1000 * percentile(times, 99):.2f} ms ({what}, {len(times)} searches)"
+    )
+
+
+def _rows(
+    name: str,
+    asked: Scores,
+    keyed: Scores,
+    times: list[float],
+    hybrid: Scores | None,
+    hybrid_times: list[float],
+    bm25: Scores,
+) -> list[Row]:
     """Return the table's rows of one backend."""
     again = command("recall", f"--backends {name.lower()}")
     p99 = 1000 * percentile(times, 99)
+    rows = [] if hybrid is None else hybrid_rows(name, hybrid.mean(10, ALL), hybrid_times, again)
     return [
+        *rows,
         Row(
             key="recall",
             figure=f"17. LoCoMo R@10, all categories, question as asked: {name}",
