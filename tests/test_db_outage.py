@@ -125,7 +125,6 @@ def kept_update(app, words: str) -> Update:
     return Update.de_json(update, app.bot)
 
 
-@pytest.mark.engines
 async def test_messages_kept_past_the_window_are_given_up_once_and_a_new_one_is_told_again(
     harness,
 ):
