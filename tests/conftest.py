@@ -1,8 +1,10 @@
 """Shared fixtures: a database per test on each engine, and the memory store on it.
 
-Every test that uses `database_url` (and so `engine`, `store`, `harness`) runs twice: on a
-SQLite file (id "sqlite") and on Postgres (id "postgres"). TEST_DATABASES=sqlite or
-TEST_DATABASES=postgres runs one leg only.
+Every test that uses `database_url` (and so `engine`, `store`) runs twice: on a SQLite file
+(id "sqlite") and on Postgres (id "postgres"). TEST_DATABASES=sqlite or TEST_DATABASES=postgres
+runs one leg only. An end-to-end test (one that runs the whole bot through `start_bot` or
+`harness`) runs on the first selected engine only, unless it is marked `engines` (its
+behaviour depends on the engine) or TEST_E2E_ENGINES=all asks for every engine.
 
 `database_url` is migrated to head and holds no rows, as after the bot's first start: the
 migrations run once per run, and each test starts from a copy (SQLite) or an emptied
@@ -26,6 +28,8 @@ from tests import pg
 from tests.builders import sqlite_url
 
 ENGINES = ("sqlite", "postgres")
+# The fixture every end-to-end test uses, directly or through another fixture.
+END_TO_END_FIXTURE = "start_bot"
 
 
 def selected_engines() -> tuple[str, ...]:
@@ -51,6 +55,26 @@ def pytest_configure(config) -> None:
     """Register the markers of the two database legs."""
     for name in ENGINES:
         config.addinivalue_line("markers", f"{name}: runs on the {name} leg of the suite")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc) -> None:
+    """Run an end-to-end test on the first selected engine only, unless marked `engines`."""
+    if END_TO_END_FIXTURE not in metafunc.fixturenames or len(ENGINE_PARAMS) < 2:
+        return
+    if metafunc.definition.get_closest_marker("engines") is not None:
+        return
+    if os.environ.get("TEST_E2E_ENGINES", "").strip().lower() == "all":
+        return
+    chosen = [
+        mark
+        for mark in metafunc.definition.iter_markers("parametrize")
+        if "database_url" in mark.args[0]
+    ]
+    if not chosen:  # a test that names its engine keeps it
+        # As a mark, which pytest applies instead of the fixture's own params.
+        only = pytest.mark.parametrize("database_url", ENGINE_PARAMS[:1], indirect=True)
+        metafunc.definition.add_marker(only)
 
 
 def _check_selected(engine_name: str) -> None:
@@ -176,7 +200,8 @@ async def start_bot(fakes, database_url, tmp_path):
 
     async def start(url: str = database_url, *, app_options=None, **overrides) -> BotHarness:
         overrides.setdefault("file_cache_dir", tmp_path / "files")
-        await upgrade_database_async(url)
+        if url != database_url:  # database_url is at head already; a check costs ~30 ms
+            await upgrade_database_async(url)
         settings = make_settings(tg, model, url, **overrides)
         bot = await BotHarness(tg, model, settings, app_options).start()
         started.append(bot)

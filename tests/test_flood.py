@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from tests.fakes.anthropic_server import text
 from tests.harness import OWNER, STRANGER
 
@@ -12,6 +14,7 @@ GROUP = -100555
 PROMPT_REPLY_SECONDS = 20
 
 
+@pytest.mark.engines
 async def test_an_allowed_chat_is_answered_while_a_stranger_floods_a_group(harness):
     harness.model.default = text("Here you are.")
     # More updates than the bot's 256 concurrent slots, all in one chat of the stranger's.
@@ -40,6 +43,7 @@ def group_answers(slow: list[bool]):
     return reply
 
 
+@pytest.mark.engines
 async def test_a_busy_group_takes_one_slot_and_other_chats_are_answered(start_bot):
     harness = await start_bot(app_options={"max_concurrent_updates": 2})
     slow = [True]

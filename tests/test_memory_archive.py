@@ -219,6 +219,7 @@ async def test_memory_off_hides_the_search_tools(harness):
     assert not set(harness.model.tool_names()) & set(TOOL_NAMES)
 
 
+@pytest.mark.engines
 async def test_a_phrase_from_three_conversations_ago_is_found_with_its_date(harness):
     harness.model.default = text("ok")
     await harness.say(OWNER, "The lease on the flat ends in March, remind me to negotiate")
@@ -238,6 +239,7 @@ async def test_a_phrase_from_three_conversations_ago_is_found_with_its_date(harn
     assert "too" not in content
 
 
+@pytest.mark.engines
 async def test_conversations_quiet_longer_than_the_retention_are_deleted_but_memories_stay(
     start_bot,
 ):

@@ -194,6 +194,7 @@ def made(answer: dict) -> list[str]:
     ]
 
 
+@pytest.mark.engines
 async def test_one_cap_covers_searches_and_reads_together_per_answer_and_per_day(start_bot):
     bot = await start_bot(web_uses_per_turn=2, web_uses_per_day=3)
     model = bot.model

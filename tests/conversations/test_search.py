@@ -3,6 +3,7 @@
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import text
 
 from bot.conversations.said_by import SaidBy
@@ -58,6 +59,7 @@ def tool_result(harness) -> str:
     return result["content"]
 
 
+@pytest.mark.engines
 async def test_a_forwarded_strangers_words_are_never_the_users_in_results(harness):
     harness.model.default = reply("I see.")
     origin = {"type": "hidden_user", "sender_user_name": "Mallory", "date": 1763000000}
@@ -74,6 +76,7 @@ async def test_a_forwarded_strangers_words_are_never_the_users_in_results(harnes
     ), found
 
 
+@pytest.mark.engines
 async def test_in_a_group_each_members_words_keep_their_name_and_quotes_their_author(harness):
     harness.model.default = reply("ok")
     bot = "@memory_test_bot"
@@ -229,6 +232,7 @@ async def test_turns_and_memories_indexed_before_0020_are_found_by_stem_and_spea
         await engine.dispose()
 
 
+@pytest.mark.engines
 async def test_the_tool_says_its_order_and_gives_the_newest_first_when_asked(harness):
     harness.model.default = reply("I see.")
     await harness.say(OWNER, "The lease of the flat on Birch Lane ends in March")

@@ -3,6 +3,7 @@
 import logging
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy import text as sql
 
@@ -16,6 +17,7 @@ from tests.harness import FRIEND, OWNER
 from tests.tidy_support import archive_line, plan_reply, seed
 
 
+@pytest.mark.engines
 async def test_one_owners_failing_nightly_tidy_does_not_stop_the_next_owners(harness, caplog):
     first, second = sorted((OWNER, FRIEND))
     seeded = {owner: await seed(harness.store, owner) for owner in (first, second)}

@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from tests.fakes.anthropic_server import text, tool_use
 from tests.fakes.telegram_server import parse_html, utf16_len
 from tests.harness import CROWD, OWNER
@@ -55,6 +57,7 @@ def echo(request: dict):
     return text("echo: " + last.split("\n", 1)[1])
 
 
+@pytest.mark.engines
 async def test_twenty_chats_concurrently_and_one_chat_in_order(harness):
     # Long enough that all twenty overlap even on a busy machine.
     harness.model.latency = 1.0
@@ -76,6 +79,7 @@ async def test_twenty_chats_concurrently_and_one_chat_in_order(harness):
     assert [len(r["messages"]) for r in owner_requests] == [1, 3, 5]
 
 
+@pytest.mark.engines
 async def test_fifty_chats_writing_memory_at_once_hit_no_database_errors(harness, caplog):
     chats = CROWD[:50]
     harness.model.latency = 0.05

@@ -5,6 +5,7 @@ import logging
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.telegram.runtime.processing import lanes
@@ -99,6 +100,7 @@ def cached_files(bot) -> set[str]:
     return {path.name for path in folder.iterdir()} if folder.is_dir() else set()
 
 
+@pytest.mark.engines
 async def test_deleting_everything_after_an_export_keeps_nothing_but_others_data(start_bot):
     clock = FakeClock(START)
     bot = await start_bot(app_options={"reminder_clock": clock})
@@ -214,6 +216,7 @@ async def test_in_a_group_only_the_admin_who_asked_deletes_the_groups_data(start
     assert (await kept_for(engine, OWNER)) == mine  # the admin's own data is theirs
 
 
+@pytest.mark.engines
 async def test_a_turn_in_progress_ends_before_the_deletion_and_writes_nothing_after(harness):
     bot = harness
     engine = bot.services.engine
@@ -249,6 +252,7 @@ async def lane_holds(bot, count: int) -> None:
             await asyncio.sleep(0)
 
 
+@pytest.mark.engines
 async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it(start_bot):
     clock = FakeClock(START)
     bot = await start_bot(app_options={"reminder_clock": clock})
@@ -280,6 +284,7 @@ async def test_a_reminder_fired_just_before_the_deletion_stores_nothing_after_it
     assert left_over(await kept_for(bot.services.engine, OWNER)) == {}
 
 
+@pytest.mark.engines
 async def test_a_check_in_taken_just_before_the_deletion_is_not_answered_after_it(start_bot):
     clock = FakeClock(START)
     bot = await start_bot(app_options={"reminder_clock": clock})
@@ -356,6 +361,7 @@ def album_tasks() -> list[asyncio.Task]:
     return [t for t in asyncio.all_tasks() if t.get_name().startswith("album") and not t.done()]
 
 
+@pytest.mark.engines
 async def test_memory_off_sent_during_the_deletion_is_not_made_after_it(harness):
     bot = harness
     await bot.store.add(OWNER, "Works at a bakery in town", Category.CONTEXT, "work")

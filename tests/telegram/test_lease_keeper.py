@@ -173,6 +173,7 @@ async def test_a_turn_that_starts_while_the_tick_lets_its_lease_go_takes_it_afre
     await sweep
 
 
+@pytest.mark.engines
 async def test_commands_that_need_no_model_answer_while_another_process_holds_the_chat(
     harness, sessionmaker
 ):

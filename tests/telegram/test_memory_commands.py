@@ -4,6 +4,8 @@ import json
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from memory.categories import Category
 from memory.tokens import count_tokens, encoding
 from tests.buttons import buttons, last_to
@@ -68,6 +70,7 @@ async def test_history_with_a_bad_id_changes_nothing_and_says_so(harness):
     assert "no memory with id <b>&" in odd
 
 
+@pytest.mark.engines
 async def test_search_ranks_active_matches_with_ids(harness):
     store = harness.store
     alec = await store.add(OWNER, "Alec is the user's boss at TechCorp", Category.PERSON, "Alec")
@@ -90,6 +93,7 @@ async def test_search_ranks_active_matches_with_ids(harness):
     assert "/memory search Alec boss" in missing
 
 
+@pytest.mark.engines
 async def test_a_search_with_more_matches_than_shown_says_how_many_more(harness):
     for n in range(25):
         await harness.store.add(

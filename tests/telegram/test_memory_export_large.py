@@ -5,6 +5,7 @@ import json
 import zipfile
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import insert
 
 from memory.export_rows import EXPORT_BATCH
@@ -43,6 +44,7 @@ async def plant(engine, owner: int, count: int, prefix: str) -> list[str]:
     return ids
 
 
+@pytest.mark.engines
 async def test_an_export_of_thousands_of_memories_is_one_zip_with_all_of_them(harness):
     engine = harness.services.engine
     ids = await plant(engine, OWNER, COUNT, "m")

@@ -2,6 +2,8 @@
 
 import logging
 
+import pytest
+
 from memory.categories import Category
 from tests.buttons import button, buttons, last_to, press
 from tests.fakes.anthropic_server import tool_use
@@ -15,6 +17,7 @@ def saved(items) -> list[tuple]:
     return sorted((i.category, i.subject, i.content) for i in items)
 
 
+@pytest.mark.engines
 async def test_importing_our_own_export_restores_the_same_memories(harness):
     store = harness.store
     await store.add(OWNER, "Alec is the user's boss", Category.PERSON, "Alec")

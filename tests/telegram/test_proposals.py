@@ -4,6 +4,8 @@ the notes that tell the model what the user tapped (Remember, No, Undo) in its n
 import re
 from dataclasses import replace
 
+import pytest
+
 from bot.agent.proposal_answers import Member, may_answer
 from memory.categories import Category
 from memory.items import ProposalStatus
@@ -209,6 +211,7 @@ async def test_a_memory_with_the_subject_first_makes_the_tap_refuse(harness):
     assert "nothing was saved" in newest_user_texts(harness)[-1]
 
 
+@pytest.mark.engines
 async def test_an_undo_tap_is_told_to_the_model_next_turn(harness):
     harness.model.script(tool_use("add_to_memory", TEA), text("Noted."))
     await harness.say(OWNER, "remember I like green tea")

@@ -184,6 +184,7 @@ async def test_presses_that_are_not_the_owners_are_stale(harness):
     assert [m.id for m in await harness.store.list_active(OWNER)] == [mia.id]
 
 
+@pytest.mark.engines
 async def test_the_button_works_after_a_restart(harness):
     mia = await sister(harness)
     harness.model.script(*search_then_cite(mia.id))

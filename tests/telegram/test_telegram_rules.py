@@ -62,6 +62,7 @@ async def test_a_reply_carries_the_quoted_text(harness):
     assert answer == "Noted."
 
 
+@pytest.mark.engines
 async def test_an_upgraded_group_keeps_its_memories_and_conversation_once(harness):
     group = -4001
     await harness.store.add(group, "The team meets on Mondays", Category.CONTEXT)

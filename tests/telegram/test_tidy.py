@@ -1,5 +1,7 @@
 """/memory tidy end to end: the plan, Apply as one batch, Undo all and Redo all, skip, Cancel."""
 
+import pytest
+
 from bot.upkeep.tidy_request import PLAN_TOOL
 from memory.categories import Category
 from tests.buttons import button, buttons, last_answer, last_to, press
@@ -15,6 +17,7 @@ from tests.tidy_support import (
 )
 
 
+@pytest.mark.engines
 async def test_a_plan_of_changes_is_applied_as_one_batch_and_undone_whole(harness):
     seeded = await seed(harness.store, OWNER)
     before = active(await harness.store.list_active(OWNER))
@@ -70,6 +73,7 @@ async def test_a_plan_of_changes_is_applied_as_one_batch_and_undone_whole(harnes
     assert active(await harness.store.list_active(OWNER)) == before
 
 
+@pytest.mark.engines
 async def test_undo_all_leaves_alone_what_the_user_changed_since_and_lists_it(harness):
     seeded = await seed(harness.store, OWNER)
     harness.model.script(plan_reply(update_line(seeded), archive_line(seeded)))

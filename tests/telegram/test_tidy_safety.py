@@ -3,6 +3,8 @@
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.telegram.runtime.processing import lanes
 from bot.telegram.tidy.nightly import nightly_job, run_nightly
 from bot.upkeep.tidy_request import PLAN_TOOL
@@ -26,6 +28,7 @@ async def versions(harness) -> list[tuple[str, int, bool]]:
     return sorted((r.item.id, len(r.versions), r.item.deleted_at is None) for r in records)
 
 
+@pytest.mark.engines
 async def test_a_plan_with_one_invalid_change_is_rejected_with_no_write(harness):
     seeded = await seed(harness.store, OWNER)
     before = await versions(harness)
@@ -37,6 +40,7 @@ async def test_a_plan_with_one_invalid_change_is_rejected_with_no_write(harness)
     assert await versions(harness) == before and await batch_changes(harness) == []
 
 
+@pytest.mark.engines
 async def test_a_plan_whose_memories_changed_since_applies_nothing(harness):
     seeded = await seed(harness.store, OWNER)
     harness.model.script(plan_reply(update_line(seeded), archive_line(seeded)))
@@ -51,6 +55,7 @@ async def test_a_plan_whose_memories_changed_since_applies_nothing(harness):
     assert await versions(harness) == before and await batch_changes(harness) == []
 
 
+@pytest.mark.engines
 async def test_a_chat_turn_and_a_pass_for_one_owner_never_interleave(harness):
     seeded = await seed(harness.store, OWNER)
     until = asyncio.Event()

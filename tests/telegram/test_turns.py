@@ -4,6 +4,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 
 from bot.telegram.runtime.processing import lanes
@@ -56,6 +57,7 @@ async def test_a_stream_kept_alive_by_pings_stops_at_the_turn_deadline(start_bot
     assert bot.model.invalid == []
 
 
+@pytest.mark.engines
 async def test_new_and_memory_off_never_wait_for_a_turn_in_progress(harness):
     release = asyncio.Event()
     harness.model.script(keep_pinging("Finally.", until=release))
