@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = (
-    "openai", "pypdf", "alembic", "mako", "pygments", "sqlalchemy.dialects.postgresql",
-    "asyncpg",
-)  # fmt: skip
+# Not Pygments (Alembic's, through Mako): httpx's command line loads it whenever click is
+# installed, as the embeddings extra's huggingface_hub does, whatever the bot imports.
+HEAVY = ("openai", "pypdf", "alembic", "mako", "sqlalchemy.dialects.postgresql", "asyncpg")
 
 # Start as python -m bot does on a migrated database (voice notes configured), up to the
 # point where it polls, then name what loaded.
