@@ -132,6 +132,6 @@ def local_embedder() -> LocalEmbedder | None:
     """Return the local model's embedder when it is installed, else None (search by words)."""
     folder = local_model_folder()
     if folder is None:
-        logger.info("no local embedding model installed: conversations are searched by words")
+        logger.debug("no local embedding model installed: conversations are searched by words")
         return None
     return LocalEmbedder(folder)
