@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+from memory.openai_client import LazyOpenAI
 
+if TYPE_CHECKING:
     from memory.embed_model import SentenceEncoder
 
 logger = logging.getLogger(__name__)
@@ -90,21 +90,8 @@ class ApiEmbedder:
 
     def __init__(self, base_url: str, api_key: str, model: str):
         self.name = model[:64]
-        self._base_url, self._api_key, self._model = base_url, api_key, model
-        self._client: AsyncOpenAI | None = None
-
-    def _connect(self) -> "AsyncOpenAI":
-        """Return the SDK's client, built on first use."""
-        if self._client is None:
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=API_TIMEOUT_SECONDS,
-                max_retries=API_MAX_RETRIES,
-            )
-        return self._client
+        self._model = model
+        self._client = LazyOpenAI(base_url, api_key, API_TIMEOUT_SECONDS, API_MAX_RETRIES)
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Return the server's vector for each text, in order."""
@@ -113,7 +100,9 @@ class ApiEmbedder:
         if not texts:
             return []
         try:
-            answer = await self._connect().embeddings.create(model=self._model, input=list(texts))
+            answer = await self._client.get().embeddings.create(
+                model=self._model, input=list(texts)
+            )
         except APIError as error:
             cause = getattr(error, "status_code", None) or type(error).__name__
             raise EmbeddingFailed(f"the embeddings server refused: {cause}") from error
@@ -124,8 +113,7 @@ class ApiEmbedder:
 
     async def close(self) -> None:
         """Release the connections."""
-        if self._client is not None:
-            await self._client.close()
+        await self._client.close()
 
 
 def local_embedder() -> LocalEmbedder | None:

@@ -6,8 +6,10 @@ same code works against OpenAI, Groq or a self-hosted server that copies the API
 
 from typing import TYPE_CHECKING, Protocol
 
+from memory.openai_client import LazyOpenAI
+
 if TYPE_CHECKING:
-    from openai import APIStatusError, AsyncOpenAI
+    from openai import APIStatusError
 
 # A few minutes of speech takes seconds; a stuck server should not hold the chat much longer.
 TRANSCRIPTION_TIMEOUT_SECONDS = 60
@@ -41,29 +43,15 @@ class OpenAITranscriber:
     """The Transcriber of an OpenAI-compatible server, through the official SDK."""
 
     def __init__(self, base_url: str, api_key: str, model: str):
-        self._base_url = base_url
-        self._api_key = api_key
         self._model = model
-        self._client: AsyncOpenAI | None = None
-
-    def _connect(self) -> "AsyncOpenAI":
-        """Return the SDK's client, built on the first voice note."""
-        if self._client is None:
-            # Imported here: the SDK takes over a second to load, and most bots get no voice.
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=TRANSCRIPTION_TIMEOUT_SECONDS,
-                max_retries=TRANSCRIPTION_MAX_RETRIES,
-            )
-        return self._client
+        self._client = LazyOpenAI(
+            base_url, api_key, TRANSCRIPTION_TIMEOUT_SECONDS, TRANSCRIPTION_MAX_RETRIES
+        )
 
     async def transcribe(self, audio: bytes, file_name: str, media_type: str) -> str:
         """Upload the audio and return the transcript's text, stripped."""
-        client = self._connect()
-        from openai import APIConnectionError, APIStatusError, OpenAIError  # loaded by _connect
+        client = self._client.get()
+        from openai import APIConnectionError, APIStatusError, OpenAIError  # loaded by get()
 
         try:
             result = await client.audio.transcriptions.create(
@@ -79,8 +67,7 @@ class OpenAITranscriber:
 
     async def close(self) -> None:
         """Close the SDK's HTTP client, if a voice note ever opened one."""
-        if self._client is not None:
-            await self._client.close()
+        await self._client.close()
 
 
 def openai_transcriber(base_url: str, api_key: str, model: str) -> OpenAITranscriber:
