@@ -19,7 +19,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import web
 
@@ -54,6 +54,7 @@ from tests.fakes.anthropic_web import (
     within_limits,
 )
 from tests.fakes.claude_tokens import text_tokens
+from tests.fakes.local_server import LocalServer
 
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -560,8 +561,10 @@ class PromptCache:
         )
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     """A Messages API server on 127.0.0.1 that records requests and replays a script."""
+
+    max_request_bytes = 64 * 1024 * 1024
 
     def __init__(
         self,
@@ -571,6 +574,7 @@ class FakeAnthropic:
         cache_emulation: bool = False,
         models: dict[str, str] | None = None,
     ):
+        super().__init__()
         self.api_key = api_key
         # Model id -> lifecycle ("active", "deprecated", "retired") of the models the key may
         # use; None: every id is an active model. Others get 404, as from the real API.
@@ -602,38 +606,17 @@ class FakeAnthropic:
         self._queue: list[Script] = []
         self._changed = asyncio.Event()
         self._gate: asyncio.Event | None = None
-        self._runner: web.AppRunner | None = None
-        self._port = 0
 
-    async def start(self) -> Self:
-        """Start serving on an ephemeral port."""
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def add_routes(self, app: web.Application) -> None:
+        """Add this server's routes to its app."""
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
         app.router.add_get("/v1/models/{model_id}", self._model)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-        return self
-
-    async def stop(self) -> None:
-        """Shut the server down."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()
 
     @property
     def base_url(self) -> str:
         """Return the value for AsyncAnthropic(base_url=...)."""
-        return f"http://127.0.0.1:{self._port}"
+        return f"{self.origin}"
 
     # --- test-side API ---------------------------------------------------------------------
 

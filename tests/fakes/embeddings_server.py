@@ -17,9 +17,11 @@ import re
 import secrets
 import struct
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.local_server import LocalServer
 
 DIMENSIONS = 64
 SYNONYMS = {"automobile": "car", "vehicle": "car", "sedan": "car", "puppy": "dog", "hound": "dog"}
@@ -46,43 +48,24 @@ class EmbeddingRequest:
     authorization: str | None
 
 
-class FakeEmbeddings:
+class FakeEmbeddings(LocalServer):
     """The embeddings server on 127.0.0.1."""
 
     def __init__(self, api_key: str | None = None, models: tuple[str, ...] = ("embed-small",)):
+        super().__init__()
         self.api_key = api_key or f"sk-test-{secrets.token_hex(16)}"
         self.models = models
         self.requests: list[EmbeddingRequest] = []
         self._failures: list[int] = []
-        self._runner: web.AppRunner | None = None
-        self._port = 0
 
-    async def start(self) -> Self:
-        """Start serving on an ephemeral port."""
-        app = web.Application()
+    def add_routes(self, app: web.Application) -> None:
+        """Add this server's routes to its app."""
         app.router.add_post("/v1/embeddings", self._embed)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-        return self
-
-    async def stop(self) -> None:
-        """Shut the server down."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()
 
     @property
     def base_url(self) -> str:
         """Return the value for EMBEDDINGS_BASE_URL."""
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"{self.origin}/v1"
 
     def fail_next(self, *statuses: int) -> None:
         """Answer the next requests with these HTTP statuses (OpenAI's error shape)."""

@@ -15,9 +15,11 @@ import asyncio
 import hashlib
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import BodyPartReader, web
+
+from tests.fakes.local_server import LocalServer
 
 # OpenAI's limit on an uploaded audio file.
 MAX_FILE_BYTES = 25 * 1024 * 1024
@@ -69,45 +71,28 @@ def _invalid(message: str, param: str | None = None, code: str | None = None) ->
     return _Refused(Failure(400, message, "invalid_request_error", code), param)
 
 
-class FakeTranscription:
+class FakeTranscription(LocalServer):
     """The transcription server on 127.0.0.1; script(...) what it answers next."""
 
+    # Bigger than OpenAI's limit, so the 413 below is the server's answer, not aiohttp's.
+    max_request_bytes = 2 * MAX_FILE_BYTES
+
     def __init__(self, api_key: str | None = None, models: tuple[str, ...] = ("whisper-1",)):
+        super().__init__()
         self.api_key = api_key or f"sk-test-{secrets.token_hex(16)}"
         self.models = models
         self.requests: list[Transcription] = []  # accepted or not, in order
         self._script: list[str | Failure] = []
-        self._runner: web.AppRunner | None = None
-        self._port = 0
         self.gate: asyncio.Event | None = None  # when set up, answers wait until it is set
 
-    async def start(self) -> Self:
-        """Start serving on an ephemeral port."""
-        # Bigger than OpenAI's limit, so the 413 below is the server's answer, not aiohttp's.
-        app = web.Application(client_max_size=2 * MAX_FILE_BYTES)
+    def add_routes(self, app: web.Application) -> None:
+        """Add this server's routes to its app."""
         app.router.add_post("/v1/audio/transcriptions", self._transcribe)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-        return self
-
-    async def stop(self) -> None:
-        """Shut the server down."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()
 
     @property
     def base_url(self) -> str:
         """Return the value for AsyncOpenAI(base_url=...) and TRANSCRIPTION_BASE_URL."""
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"{self.origin}/v1"
 
     def script(self, *answers: str | Failure) -> None:
         """Queue what the next requests answer: a transcript (maybe empty) or a Failure."""
