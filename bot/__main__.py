@@ -8,7 +8,6 @@ import sys
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
-from telegram import Update
 from telegram.error import NetworkError, TelegramError
 
 from bot.agent.account import AccountError
@@ -16,6 +15,7 @@ from bot.app import build_application
 from bot.log_setup import configure_logging
 from bot.schema_head import at_head
 from bot.settings import Settings, SettingsError, load_settings
+from bot.telegram.native import ALLOWED_UPDATES
 from memory.db import normalize_database_url
 
 logger = logging.getLogger("bot")
@@ -81,7 +81,7 @@ def serve(settings: Settings) -> None:
                 "PORT is set but WEBHOOK_URL is not: long-polling, so nothing listens on PORT "
                 "(set WEBHOOK_URL for a web process, or run this as a worker)"
             )
-        application.run_polling(allowed_updates=Update.ALL_TYPES)
+        application.run_polling(allowed_updates=ALLOWED_UPDATES)
         return
     path, url = webhook_endpoint(settings.webhook_url)
     port = settings.port or DEFAULT_WEBHOOK_PORT
@@ -92,7 +92,7 @@ def serve(settings: Settings) -> None:
         url_path=path,
         webhook_url=url,
         secret_token=webhook_secret(settings),
-        allowed_updates=Update.ALL_TYPES,
+        allowed_updates=ALLOWED_UPDATES,
     )
 
 

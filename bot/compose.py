@@ -200,7 +200,7 @@ def build_services(
         eraser=DataEraser(sessionmaker, files.cache),
         proposal_answers=memory.proposal_answers,
         voice=build_voice(settings, source, files.cache),
-        drafts=Drafts(settings.stream_replies),
+        drafts=Drafts(settings.stream_replies, settings.rich_messages),
         account_notices=account_notices(clocks.notices),
         tidy=tidy,
         importer=importer,

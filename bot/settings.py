@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     file_cache_mb: int = Field(default=200, ge=0, le=1_000_000)
     # Stream replies into Telegram drafts in private chats while the model writes them.
     stream_replies: bool = True
+    # Replies with structure (tables, headings, long lists, math) go as Telegram Rich Messages;
+    # off: every reply is HTML as before.
+    rich_messages: bool = True
     # Active reminders one owner may have, and check-ins (reminders the model answers) a day.
     reminders_max_active: int = Field(default=50, ge=1, le=1000)
     check_ins_per_day: int = Field(default=3, ge=0, le=50)

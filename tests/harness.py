@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from telegram import Update
 from telegram.ext import Application
 
 from bot.app import build_application
 from bot.settings import Settings
+from bot.telegram.native import ALLOWED_UPDATES
 from bot.telegram.runtime.processing import lanes
 from tests.builders import OWNER
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -90,7 +90,7 @@ class BotHarness:
             await app.post_init(app)
         await app.start()
         await app.updater.start_polling(
-            poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+            poll_interval=0, timeout=POLL_TIMEOUT, allowed_updates=ALLOWED_UPDATES
         )
         return self
 

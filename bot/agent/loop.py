@@ -20,7 +20,7 @@ from bot.agent.history.unanswered import (
 from bot.agent.proposal_answers import ProposalAnswers
 from bot.agent.request import api_tool, build_request
 from bot.agent.response import closing_note, reply_text, stored_content
-from bot.agent.stream import Progress, StreamBroken, stream_message
+from bot.agent.stream import Progress, Stopped, StreamBroken, stream_message
 from bot.agent.tool_calls import ToolCalls, TurnChange
 from bot.agent.web.sources import WebSource, web_sources
 from bot.agent.web.turn import WebBudget, WebTools
@@ -48,6 +48,8 @@ logger = logging.getLogger(__name__)
 
 # How many times one model call is retried with a file left out (a refused or too long one).
 MAX_LEAVE_OUTS = 5
+# Stored after what the model wrote before the user stopped it, so it knows the answer was cut.
+STOPPED_NOTE = "[The user stopped this answer here, before it was finished.]"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class Answer:
     # The owner's memories the reply cited, and the stored turn that keeps them (its button's).
     memories_cited: list[str] = field(default_factory=list)
     cited_turn_id: int | None = None
+    stopped: bool = False  # the user stopped it: text is what was written by then
 
 
 class TurnFailed(Exception):
@@ -180,10 +183,15 @@ class Agent:
         """Call the model and run its tools, round after round, until it answers."""
         for round_number in range(self._config.max_tool_rounds + 1):
             out_of_rounds = round_number == self._config.max_tool_rounds
-            called = await self._call_leaving_out(state, force_answer=out_of_rounds)
+            try:
+                called = await self._call_leaving_out(state, force_answer=out_of_rounds)
+            except Stopped as stopped:
+                return await self._stopped(state, stopped.said)
             if isinstance(called, Answer):
                 return called
             message = called
+            if message.stop_reason in ("tool_use", "pause_turn") and self._stopping(state):
+                return await self._stopped(state, reply_text(message))  # no tool runs
             await self._keep(state, message)
             if message.stop_reason == "pause_turn" and not out_of_rounds:
                 continue  # the API paused its web tools: the stored content goes back as is
@@ -192,6 +200,23 @@ class Agent:
             await self._answer_tools(state, message)
         if note := closing_note(message, out_of_rounds, bool(state.texts)):
             state.texts.append(note)
+        return state.finished()
+
+    @staticmethod
+    def _stopping(state: "_TurnState") -> bool:
+        """Tell whether the user stopped the answer."""
+        return state.progress is not None and state.progress.stopped.is_set()
+
+    async def _stopped(self, state: "_TurnState", said: str) -> Answer:
+        """Store what the model wrote before the user stopped it, noted as cut; answer with it.
+
+        What the turn's tools changed before the press stays, each change with its Undo.
+        """
+        record = f"{said}\n\n{STOPPED_NOTE}" if said else STOPPED_NOTE
+        await self._conversations.append(state.conversation, "assistant", [text_block(record)])
+        if said:
+            state.texts.append(said)
+        state.answer.stopped = True
         return state.finished()
 
     async def _call_leaving_out(self, state: "_TurnState", force_answer: bool) -> Message | Answer:

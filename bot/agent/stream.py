@@ -1,12 +1,15 @@
 """Stream a model call, telling whoever shows the reply what it says so far and what it calls."""
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import httpx2
 from anthropic import APIStatusError, AsyncAnthropic
+from anthropic.lib.streaming import AsyncMessageStream
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
@@ -20,7 +23,13 @@ RETRY_DELAY_SECONDS = 0.5
 
 
 class Progress(Protocol):
-    """What the agent reports while it works; called on every delta, so it must not block."""
+    """What the agent reports while it works; called on every delta, so it must not block.
+
+    stopped is set when the user stops the answer: the stream is closed at once, and no tool
+    call starts after it.
+    """
+
+    stopped: asyncio.Event
 
     def text(self, reply: str) -> None:
         """Show the reply so far: every text of this turn, the newest still growing."""
@@ -37,6 +46,22 @@ class StreamBroken(Exception):
         self.shown = shown  # whether any of its text had been reported
 
 
+class Stopped(Exception):
+    """The user stopped the answer; said is what this call had written (visible) by then."""
+
+    def __init__(self, said: str):
+        super().__init__("the user stopped the answer")
+        self.said = said
+
+
+@dataclass
+class _Seen:
+    """What a stream showed so far: whether any text, and this call's visible text."""
+
+    shown: bool = False
+    said: str = ""
+
+
 def reply_so_far(earlier: str, message: Message) -> str:
     """Join the texts of earlier rounds and the message's visible texts, as the answer will.
 
@@ -48,41 +73,73 @@ def reply_so_far(earlier: str, message: Message) -> str:
     return f"{earlier}\n\n{now}" if earlier else now
 
 
+async def _read(stream: AsyncMessageStream, progress: Progress, earlier: str, seen: _Seen) -> None:
+    """Read a stream to its end, reporting text and tool calls; raise StreamBroken."""
+    try:
+        async for event in stream:
+            if event.type == "text":
+                seen.shown = True
+                snapshot = stream.current_message_snapshot
+                seen.said = visible_so_far("\n\n".join(visible_texts(snapshot.content)))
+                progress.text(reply_so_far(earlier, snapshot))
+            elif event.type == "content_block_start" and event.content_block.type in (
+                "tool_use",
+                "server_tool_use",
+            ):
+                progress.tool(event.content_block.name)
+            elif event.type == "content_block_stop":
+                # A web tool's input has streamed in whole: say what it searches or reads.
+                block = event.content_block
+                if block.type == "server_tool_use" and (
+                    subject := subject_of(block.name, block.input)
+                ):
+                    progress.tool(block.name, subject)
+    # An `event: error` arrives as a status error, a lost connection as httpx2's own error,
+    # and tool input the SDK cannot parse as it streams (never a JSON object) as ValueError.
+    except (APIStatusError, httpx2.TransportError, ValueError) as error:
+        raise StreamBroken(f"{type(error).__name__}: {error}", shown=seen.shown) from error
+
+
+async def _until_stopped(reading: asyncio.Future[None], stopped: asyncio.Event) -> bool:
+    """Wait for reading to end or the user to stop; cancel reading on a stop and return True."""
+    press = asyncio.ensure_future(stopped.wait())
+    try:
+        await asyncio.wait((reading, press), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        press.cancel()
+        if not reading.done():
+            reading.cancel()  # a stop, or this turn cancelled: the stream closes either way
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
+    if reading.cancelled():
+        return True
+    reading.result()  # raises what broke the stream
+    return False
+
+
 async def _stream_once(
     client: AsyncAnthropic,
     request: MessageCreateParamsBase,
     progress: Progress,
     earlier: str,
 ) -> Message:
-    """Stream one request to its end, reporting text and tool calls; raise StreamBroken."""
-    shown = False
+    """Stream one request to its end, reporting text and tool calls; raise StreamBroken.
+
+    Raises Stopped when the user stops it: leaving the block closes the connection, so the
+    model writes (and bills) nothing more.
+    """
+    if progress.stopped.is_set():
+        raise Stopped("")
+    seen = _Seen()
     # Errors before the first event (status codes, connection) come from here, retried by the SDK.
     async with client.messages.stream(**request) as stream:
-        try:
-            async for event in stream:
-                if event.type == "text":
-                    shown = True
-                    progress.text(reply_so_far(earlier, stream.current_message_snapshot))
-                elif event.type == "content_block_start" and event.content_block.type in (
-                    "tool_use",
-                    "server_tool_use",
-                ):
-                    progress.tool(event.content_block.name)
-                elif event.type == "content_block_stop":
-                    # A web tool's input has streamed in whole: say what it searches or reads.
-                    block = event.content_block
-                    if block.type == "server_tool_use" and (
-                        subject := subject_of(block.name, block.input)
-                    ):
-                        progress.tool(block.name, subject)
-        # An `event: error` arrives as a status error, a lost connection as httpx2's own error,
-        # and tool input the SDK cannot parse as it streams (never a JSON object) as ValueError.
-        except (APIStatusError, httpx2.TransportError, ValueError) as error:
-            raise StreamBroken(f"{type(error).__name__}: {error}", shown=shown) from error
+        reading = asyncio.ensure_future(_read(stream, progress, earlier, seen))
+        if await _until_stopped(reading, progress.stopped):
+            raise Stopped(seen.said)
         message = await stream.get_final_message()
     if message.stop_reason is None:
         # The body ended cleanly but without message_delta: the answer is incomplete.
-        raise StreamBroken("the stream ended before the message did", shown=shown)
+        raise StreamBroken("the stream ended before the message did", shown=seen.shown)
     return message
 
 

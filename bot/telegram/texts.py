@@ -84,6 +84,8 @@ TOOK_TOO_LONG = (
     "try again."
 )
 EMPTY_REPLY = "(I have nothing to add.)"
+# After what the model wrote before the user pressed Stop (Markdown: the reply's own format).
+STOPPED = "_(stopped)_"
 SOMETHING_WENT_WRONG = "Sorry, something went wrong on my side."
 DATABASE_DOWN = (
     "I can't reach my database right now, so I can't read or save anything. I've kept your "

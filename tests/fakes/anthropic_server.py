@@ -565,6 +565,8 @@ class FakeAnthropic(LocalServer):
     """A Messages API server on 127.0.0.1 that records requests and replays a script."""
 
     max_request_bytes = 64 * 1024 * 1024
+    # A client that closes a stream (the bot, when the user presses Stop) is seen at once.
+    handler_cancellation = True
 
     def __init__(
         self,
@@ -595,6 +597,9 @@ class FakeAnthropic(LocalServer):
         # Scripted replies that called a web tool the request did not offer (never real).
         self.unoffered: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []  # the messages answered, streamed or not
+        # Streams the client closed before their end: message id, events written, `at`
+        # (time.monotonic() when the server saw the connection go).
+        self.closed_early: list[dict[str, Any]] = []
         self.default: Script = text("OK")
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -827,21 +832,45 @@ class FakeAnthropic(LocalServer):
             }
         )
         await response.prepare(request)
-        for step in stream_steps(message, scripted):
+        written: list[dict[str, Any]] = []
+        try:
+            steps = stream_steps(message, scripted)
+            await self._write_steps(request, response, steps, written, scripted.pinging)
+        except (asyncio.CancelledError, ConnectionResetError):
+            deltas = [e for e in written if e["type"] == "content_block_delta"]
+            self.closed_early.append(
+                {"id": message["id"], "events": len(written), "deltas": len(deltas),
+                 "at": time.monotonic()}
+            )  # fmt: skip
+            self._changed.set()
+            self._changed = asyncio.Event()
+            raise
+        return response
+
+    async def _write_steps(
+        self,
+        request: web.Request,
+        response: web.StreamResponse,
+        steps: list[Step],
+        written: list[dict[str, Any]],
+        pinging: asyncio.Event | None,
+    ) -> None:
+        """Write the stream's events, paced and broken off as scripted; note each written."""
+        for step in steps:
             if isinstance(step, float):
                 await asyncio.sleep(step)
             elif step is None:
                 # Close without the terminating chunk, as a connection lost mid-answer does.
                 _drop_connection(request)
-                return response
-            elif step["type"] == "ping" and scripted.pinging is not None:
-                if not await _ping_until(response, scripted.pinging):
-                    return response  # the client gave up and closed the connection
+                return
+            elif step["type"] == "ping" and pinging is not None:
+                if not await _ping_until(response, pinging):
+                    return  # the client gave up and closed the connection
             else:
                 data = json.dumps(step, ensure_ascii=False)
                 await response.write(f"event: {step['type']}\ndata: {data}\n\n".encode())
+                written.append(step)
         await response.write_eof()
-        return response
 
     async def _count_tokens(self, request: web.Request) -> web.Response:
         raw = await request.read()

@@ -34,6 +34,7 @@ from tests.fakes.telegram_html import (
     utf16_len,
 )
 from tests.fakes.telegram_members import MemberSide
+from tests.fakes.telegram_rich import RichSide
 from tests.fakes.telegram_users import UserSide, without_reply
 
 __all__ = [
@@ -186,7 +187,7 @@ def _decode_param(key: str, value: Any) -> Any:
     return value if isinstance(decoded, str) else decoded
 
 
-class FakeTelegram(UserSide, MemberSide):
+class FakeTelegram(UserSide, MemberSide, RichSide):
     """A Bot API server on 127.0.0.1 that records calls and answers like Telegram."""
 
     def __init__(
@@ -211,6 +212,8 @@ class FakeTelegram(UserSide, MemberSide):
         self.drafts: list[dict[str, Any]] = []
         # The draft each private chat shows now; any message the bot sends there removes it.
         self.shown_drafts: dict[Any, dict[str, Any]] = {}
+        self.rich: list[dict[str, Any]] = []  # accepted sendRichMessage calls (telegram_rich)
+        self.stops: list[dict[str, Any]] = []  # presses of Stop on drafts (press_stop)
         self.files = FileStore()
         self.downloads: list[str] = []  # file_id of each file served by the download route
         self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
@@ -259,6 +262,8 @@ class FakeTelegram(UserSide, MemberSide):
                 "answerCallbackQuery": self._answer_callback_query,
                 "sendDocument": self._send_document,
                 "sendMessageDraft": self._send_message_draft,
+                "sendRichMessage": self._send_rich_message,
+                "sendRichMessageDraft": self._send_rich_message_draft,
                 "getFile": self._get_file,
                 "leaveChat": self._leave_chat,
                 "getChatMember": self._get_chat_member,
@@ -518,6 +523,9 @@ class FakeTelegram(UserSide, MemberSide):
 
     def _refuse(self, description: str) -> Exception:
         return _bad(description)
+
+    def _check_reply_markup(self, markup: Any) -> dict[str, Any] | None:
+        return check_reply_markup(markup)
 
     def _bot_user(self) -> dict[str, Any]:
         return {
@@ -825,6 +833,7 @@ class FakeTelegram(UserSide, MemberSide):
         draft_id = params.get("draft_id")
         if not isinstance(draft_id, int) or isinstance(draft_id, bool) or draft_id == 0:
             raise _bad("RANDOM_ID_INVALID")
+        self._check_stop_params(params)
         thread = self._thread(chat, params)
         draft = {
             "chat_id": chat["id"],

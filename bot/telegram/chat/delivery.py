@@ -86,13 +86,15 @@ async def deliver_answer(
     # The web pages the reply rests on follow it, before any notice about files.
     said = [
         result.text,
+        texts.STOPPED if result.stopped else "",
         sources_markdown(result.web_sources),
         *(notice_text(notice) for notice in result.notices),
     ]
     markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
     # Under a reply that drew on memories: a button that lists them (source_views).
     buttons = markup(reply_buttons(result.cited_turn_id, result.memories_cited))
-    await send_markdown(bot, place, stream.unsent(markdown) if stream else markdown, buttons)
+    rest = stream.unsent(markdown) if stream else markdown
+    await send_markdown(bot, place, rest, buttons, rich=drafts is not None and drafts.rich)
     await send_notices(bot, place, result.changes)
 
 

@@ -2,7 +2,11 @@
 
 A draft is a preview: the reply itself is always sent as messages afterwards. A draft holds one
 message, so when the reply outgrows it, the finished part is sent as a message at once and the
-draft goes on with the rest; the final delivery then sends only what is left.
+draft goes on with the rest; the final delivery then sends only what is left. A reply with
+structure (a table, headings) is drafted as a Rich Message instead, which holds far more.
+
+Every draft offers Telegram's Stop button: a press stops the drafts and sets `stopped`, which
+the agent watches to close the model's stream at once (bot/agent/stream.py).
 """
 
 import asyncio
@@ -16,7 +20,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from telegram import Bot
-from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
     EndPointNotFound,
@@ -28,9 +31,10 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.conversations.snapshot import ChatThread
-from bot.telegram import texts
-from bot.telegram.format import MAX_MESSAGE_LENGTH, render_reply, utf16_len
+from bot.telegram import native, texts
+from bot.telegram.format import MAX_MESSAGE_LENGTH, html_to_plain, render_reply, utf16_len
 from bot.telegram.format.cut import Cut, cut_finished
+from bot.telegram.format.rich import rich_reply
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +50,35 @@ SendMarkdown = Callable[[str], Awaitable[object]]
 
 
 class Drafts:
-    """Which chats see drafts: private ones, with STREAM_REPLIES on, unless Telegram refused."""
+    """Which chats see drafts: private ones, with STREAM_REPLIES on, unless Telegram refused.
 
-    def __init__(self, enabled: bool):
+    rich: whether replies with structure go as Rich Messages (RICH_MESSAGES), drafted or not.
+    """
+
+    def __init__(self, enabled: bool, rich: bool = False):
         self.enabled = enabled
+        self.rich = rich
         self._unsupported = False  # the Bot API server does not know sendMessageDraft
         self._refused: set[int] = set()  # chats where Telegram refused a draft
+        self._live: dict[int, set[DraftStream]] = {}  # the replies being drafted, by chat
+
+    def stop(self, chat_id: int, draft_id: int) -> bool:
+        """Stop the reply the user stopped by its draft; False if it is no longer drafted."""
+        for stream in self._live.get(chat_id, ()):
+            if stream.stop(draft_id):
+                return True
+        return False
+
+    def _enter(self, chat_id: int, stream: "DraftStream") -> None:
+        """Note a reply being drafted in the chat, so its Stop reaches it."""
+        self._live.setdefault(chat_id, set()).add(stream)
+
+    def _leave(self, chat_id: int, stream: "DraftStream") -> None:
+        """Forget a reply no longer drafted: a Stop after it changes nothing."""
+        streams = self._live.get(chat_id, set())
+        streams.discard(stream)
+        if not streams:
+            self._live.pop(chat_id, None)
 
     def open(self, bot: Bot, place: ChatThread, send: SendMarkdown) -> "DraftStream | None":
         """Return the drafts of one reply in this chat, or None where it gets none."""
@@ -98,6 +125,12 @@ class Sent:
         return Sent(reply[: len(self.source) + cut.resume - len(self.reopen)], cut.reopen)
 
 
+def rich_draft(markdown: str, status: str | None) -> str:
+    """Return a rich draft's Markdown: the reply so far and what the model is doing."""
+    said = f"_{html_to_plain(status)}_" if status else ""
+    return "\n\n".join(part for part in (markdown, said) if part)
+
+
 def draft_html(markdown: str, status: str | None) -> str | None:
     """Render a draft: the reply so far and what the model is doing; None if it says nothing."""
     pieces = render_reply(markdown)
@@ -124,12 +157,15 @@ class DraftStream:
     def __init__(self, bot: Bot, place: ChatThread, send: SendMarkdown, drafts: Drafts):
         self._bot, self._place, self._send, self._drafts = bot, place, send, drafts
         self.shown = asyncio.Event()  # set once Telegram accepted a draft
+        self.stopped = asyncio.Event()  # set when the user pressed Stop on a draft
         self.sent = Sent()
         self._reply = ""
         self._status: str | None = None
         # Drafts with one id are animated from one to the next.
         self._draft_id = random.randint(1, 2**31 - 1)
-        self._last_html, self._last_at = "", 0.0
+        self._draft_ids = {self._draft_id}  # every id this reply's drafts had
+        self._rich = drafts.rich  # False once Telegram refused a rich draft
+        self._last_body, self._last_at = "", 0.0
         self._pause = DRAFT_INTERVAL_SECONDS
         self._changed = asyncio.Event()
         self._stopped = asyncio.Event()
@@ -145,12 +181,24 @@ class DraftStream:
         self._status = texts.tool_status(name, subject)
         self._changed.set()
 
+    def stop(self, draft_id: int) -> bool:
+        """Take a press of Stop on a draft: if it is one of this reply's, stop drafting."""
+        if draft_id not in self._draft_ids:
+            return False
+        logger.info("chat %s: the user stopped the reply", self._place.chat_id)
+        self.stopped.set()
+        self._stopped.set()
+        self._changed.set()
+        return True
+
     async def __aenter__(self) -> "DraftStream":
+        self._drafts._enter(self._place.chat_id, self)
         self._task = asyncio.create_task(self._run())
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         """Stop, after any draft or message on its way, so that none comes after the reply."""
+        self._drafts._leave(self._place.chat_id, self)
         self._stopped.set()
         self._changed.set()
         if self._task is None:
@@ -193,18 +241,25 @@ class DraftStream:
     async def _show(self) -> bool:
         """Send the finished part as messages, the rest as a draft; False to stop drafting."""
         self._changed.clear()
-        try:
-            rest = await self._send_finished()
-        except TelegramError as error:
-            # The final delivery sends everything not sent here, and reports what fails.
-            logger.info("chat %s: could not send a finished part: %s", self._place.chat_id, error)
-            return False
-        html = draft_html(rest, self._status)
+        body: str | None
+        if rich := self._rich and rich_reply(rest := self.sent.rest(self._reply)):
+            # A rich draft holds the whole rest: nothing is cut off as a message.
+            body = rich_draft(rest, self._status)
+        else:
+            try:
+                rest = await self._send_finished()
+            except TelegramError as error:
+                # The final delivery sends everything not sent here, and reports what fails.
+                logger.info(
+                    "chat %s: could not send a finished part: %s", self._place.chat_id, error
+                )
+                return False
+            body = draft_html(rest, self._status)
         # The loop wakes REFRESH_SECONDS after a draft at the latest; by then it is stale.
         fresh = time.monotonic() - self._last_at < REFRESH_SECONDS - DRAFT_INTERVAL_SECONDS
-        if html is None or (html == self._last_html and fresh):
+        if body is None or (body == self._last_body and fresh):
             return True
-        return await self._send_draft(html)
+        return await self._send_draft(body, rich)
 
     async def _send_finished(self) -> str:
         """Send as messages what no longer fits in a draft; return the Markdown left over."""
@@ -214,24 +269,32 @@ class DraftStream:
             await self._send(cut.head)
             self.sent = self.sent.after(cut, reply)
             self._draft_id = self._draft_id % (2**31 - 1) + 1  # a new draft below the message
+            self._draft_ids.add(self._draft_id)
             rest = self.sent.rest(reply)
         return rest
 
-    async def _send_draft(self, html: str) -> bool:
-        """Send one draft; on a refusal, say so to Drafts and return False."""
+    async def _send_draft(self, body: str, rich: bool) -> bool:
+        """Send one draft (Markdown if rich, else HTML), with Stop; on a refusal, return False."""
         place = self._place
+        text = {"markdown": body} if rich else {"html": body}
         try:
-            await self._bot.send_message_draft(
+            await native.send_draft(
+                self._bot,
                 place.chat_id,
                 self._draft_id,
-                html,
-                message_thread_id=place.thread_id,
-                parse_mode=ParseMode.HTML,
+                thread_id=place.thread_id,
+                can_stop=True,
+                **text,
             )
         except RetryAfter as error:
             self._pause = max(DRAFT_INTERVAL_SECONDS, retry_seconds(error))
             return True
         except (InvalidToken, EndPointNotFound, BadRequest) as error:
+            if rich:
+                # An older server, or a reply it will not take as rich: drafted as HTML on.
+                logger.warning("Telegram refused a rich draft (%s); drafting HTML", error)
+                self._rich = False
+                return True
             if "can't parse entities" in str(error).lower():
                 logger.warning("Telegram refused a draft's HTML (%s); skipping it", error)
                 return True
@@ -242,6 +305,6 @@ class DraftStream:
         except TelegramError as error:
             logger.debug("a draft in chat %s failed: %s", place.chat_id, error)
             return True  # a network hiccup: the next draft may go through
-        self._last_html, self._last_at = html, time.monotonic()
+        self._last_body, self._last_at = body, time.monotonic()
         self.shown.set()
         return True

@@ -5,12 +5,13 @@ from functools import partial
 
 from telegram import Update
 from telegram.error import Conflict, TelegramError
+from telegram.ext import ApplicationHandlerStop
 
 from bot.agent.user_turn import IncomingMessage
 from bot.conversations.leases import Taken
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.media.attachments import FileRefused
-from bot.telegram import texts
+from bot.telegram import native, texts
 from bot.telegram.chat.delivery import answer_if_unanswered, deliver_answer
 from bot.telegram.chat.file_texts import refusal_text
 from bot.telegram.chat.filters import ADDRESSED_TO_BOT
@@ -99,6 +100,16 @@ async def file_message(update: Update, context: BotContext) -> None:
     elif not albums.was_addressed(album_id):
         return  # group talk, not for the bot
     await chat_message(update, context)
+
+
+async def generation_stopped(update: Update, context: BotContext) -> None:
+    """Stop the reply whose draft the user stopped, if it is still being written."""
+    stop = native.stopped_generation(update)
+    # Only Telegram sends it, and only for the bot's own drafts; strangers have none.
+    if stop is not None and stop.chat.id in context.services.settings.allowed_user_ids:
+        if not context.services.drafts.stop(stop.chat.id, stop.draft_id):
+            logger.info("chat %s: Stop pressed after the reply was finished", stop.chat.id)
+    raise ApplicationHandlerStop  # no other handler knows this update
 
 
 async def unsupported_message(update: Update, context: BotContext) -> None:

@@ -5,10 +5,12 @@ from typing import TypedDict, Unpack
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated
+from telegram.error import BadRequest, ChatMigrated, EndPointNotFound, InvalidToken
 
 from bot.conversations.snapshot import ChatThread
+from bot.telegram import native
 from bot.telegram.format import html_to_plain, render_reply, split_html, split_plain
+from bot.telegram.format.rich import rich_reply
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +58,38 @@ async def send_html(
     return [await _send_piece(bot, chat_id, piece, **options) for piece in split_html(html)]
 
 
+async def send_rich(
+    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None
+) -> Message | None:
+    """Send the Markdown as one Rich Message; None if Telegram refused it (sent as HTML then)."""
+    try:
+        return await native.send_rich_message(
+            bot, place.chat_id, markdown, thread_id=place.thread_id, reply_markup=buttons
+        )
+    except (BadRequest, InvalidToken, EndPointNotFound) as error:
+        # Past a limit counted differently, or a server before Bot API 10.1: today's HTML.
+        logger.warning("Telegram refused a rich message (%s); sending HTML", error)
+        return None
+
+
 async def send_markdown(
-    bot: Bot, place: ChatThread, markdown: str, buttons: InlineKeyboardMarkup | None = None
+    bot: Bot,
+    place: ChatThread,
+    markdown: str,
+    buttons: InlineKeyboardMarkup | None = None,
+    *,
+    rich: bool = False,
 ) -> list[Message]:
-    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last."""
+    """Send the model's Markdown reply rendered for Telegram, split to fit; buttons go last.
+
+    With rich, a reply with structure that fits one goes as a Rich Message instead.
+    """
+    if (
+        rich
+        and rich_reply(markdown)
+        and (message := await send_rich(bot, place, markdown, buttons))
+    ):
+        return [message]
     pieces = render_reply(markdown)
     sent = []
     for number, piece in enumerate(pieces, 1):

@@ -7,12 +7,16 @@ from bot.telegram.chat import handlers
 from bot.telegram.chat.filters import ADDRESSED_TO_BOT, NEW_MESSAGES
 from bot.telegram.chat.voice import voice_message
 from bot.telegram.context import BotApplication
+from bot.telegram.native import StoppedGenerationHandler
 from bot.telegram.runtime.cooldown import Clock
 from bot.telegram.runtime.guard import Guard
 
 
 def register_guard(application: BotApplication, clock: Clock) -> None:
     """Let the guard (on clock) see every update first, after a group's move is followed."""
+    # Before the guard, which lets no update without a user through (PTB sees none in it):
+    # a press of Stop on a draft, outside the chat's lane, so it reaches the reply at once.
+    application.add_handler(StoppedGenerationHandler(handlers.generation_stopped), group=-3)
     # Before the guard: whoever upgraded the group, its memories must follow it.
     application.add_handler(
         MessageHandler(filters.StatusUpdate.MIGRATE, handlers.group_migrated), group=-2

@@ -6,8 +6,9 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import AIORateLimiter
 
+from bot.telegram.native import DRAFT_ENDPOINTS
+
 CHAT_ACTION_ENDPOINT = "sendChatAction"
-DRAFT_ENDPOINT = "sendMessageDraft"
 # A draft goes out only while the overall budget is at most this full, leaving the rest to replies.
 DRAFT_SHARE = 0.5
 # What a draft that found no room is told: try again after a second.
@@ -36,7 +37,7 @@ class ReplyFirstRateLimiter(AIORateLimiter):
         """Send chat actions at once, drafts if there is room; queue the rest as AIORateLimiter."""
         if endpoint == CHAT_ACTION_ENDPOINT:
             return await callback(*args, **kwargs)
-        if endpoint == DRAFT_ENDPOINT:
+        if endpoint in DRAFT_ENDPOINTS:
             await self._take_room_for_draft()
             return await callback(*args, **kwargs)
         return await super().process_request(
