@@ -10,7 +10,7 @@ import pytest
 from bot.__main__ import webhook_endpoint, webhook_secret
 from bot.settings import Settings, SettingsError, load_settings
 from tests.builders import private_message
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import paced, text
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
 
@@ -117,12 +117,21 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
         assert await post(tg, endpoint, message_update(OWNER, "hi")) == 200
         [reply] = await tg.wait_for_messages(OWNER, timeout=60)
         assert reply["result"]["text"] == "Hello over the webhook"
+
+        # Telegram's Stop reaches the bot over the webhook too: it asked for the update.
+        assert "stopped_message_generation" in tg.webhook["allowed_updates"]
+        model.script(paced(" ".join(["word"] * 400), first_delay=0.1, duration=30.0))
+        assert await post(tg, endpoint, message_update(OWNER, "talk")) == 200
+        await tg.wait_for_call("sendMessageDraft", timeout=60)
+        assert await post(tg, endpoint, tg.press_stop(OWNER, webhook=True)) == 200
+        [_, stopped] = await tg.wait_for_messages(OWNER, count=2, timeout=60)
+        assert stopped["result"]["text"].endswith("(stopped)") and model.closed_early
     finally:
         code = await bot.stop()
     assert code == 0, bot.output
     # Messages in one chat are handled in order, so a refused one would have come first.
-    assert tg.messages_to(OWNER) == ["Hello over the webhook"]
-    assert len(model.requests) == 1
+    assert tg.messages_to(OWNER)[0] == "Hello over the webhook"
+    assert len(model.requests) == 2
     assert model.requests[0]["messages"][-1]["content"][-1]["text"].endswith("hi")
     assert not any(name == "getUpdates" for name, _ in tg.calls)
     for secret in (tg.token, model.api_key, expected_secret):
