@@ -25,6 +25,7 @@ from tests.perf import (
     bench_files,
     bench_flood,
     bench_format,
+    bench_native,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -59,6 +60,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "tidy": bench_tidy.run,
     "web": bench_web.run,
     "sources": bench_sources.run,
+    "native": bench_native.run,
     "recall": bench_recall.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
