@@ -14,9 +14,7 @@ from tests.harness import OWNER, BotHarness, make_settings
 from tests.perf.botrun import database
 from tests.perf.common import Config, Row, command, percentile
 
-PRESSES = 20
 CLOSE_TARGET = 0.3  # seconds, p99
-FIRST_TEXT_RUNS = 3
 FIRST_DELAY = 1.0  # the model's first text, as in figure 11
 FIRST_TEXT_TARGET = 1.5  # figure 11's target
 TABLE = "| Sentence | Words |\n| --- | --- |\n" + "\n".join(
@@ -33,11 +31,11 @@ async def _draft(tg: FakeTelegram, after: int) -> dict:
     return tg.drafts[after]
 
 
-async def _stops(bot: BotHarness) -> list[float]:
-    """Press Stop on PRESSES long answers; return each press's seconds to the stream closed."""
+async def _stops(bot: BotHarness, presses: int) -> list[float]:
+    """Press Stop on long answers; return each press's seconds to the stream closed."""
     tg, model = bot.tg, bot.model
     seconds = []
-    for i in range(PRESSES):
+    for i in range(presses):
         model.script(paced(STORY, first_delay=0.1, duration=30.0))
         tg.push_message(OWNER, f"story {i}")
         await _draft(tg, len(tg.drafts))
@@ -48,12 +46,12 @@ async def _stops(bot: BotHarness) -> list[float]:
     return seconds
 
 
-async def _first_text(bot: BotHarness) -> list[float]:
+async def _first_text(bot: BotHarness, runs: int) -> list[float]:
     """Ask for table replies; return seconds from each message pushed to its first draft."""
     tg, model = bot.tg, bot.model
     seconds = []
-    for i in range(FIRST_TEXT_RUNS):
-        model.script(paced(TABLE, first_delay=FIRST_DELAY, duration=4.0))
+    for i in range(runs):
+        model.script(paced(TABLE, first_delay=FIRST_DELAY, duration=1.0))
         before = len(tg.drafts)
         pushed = time.monotonic()
         tg.push_message(OWNER, f"a table {i}")
@@ -73,8 +71,8 @@ async def _bot_run(config: Config, workdir: Path, rich: bool) -> tuple[list[floa
         settings = make_settings(tg, model, url, rich_messages=rich)
         bot = await BotHarness(tg, model, settings).start()
         try:
-            closes = await _stops(bot) if rich else []
-            first = await _first_text(bot)
+            closes = await _stops(bot, config.stop_presses) if rich else []
+            first = await _first_text(bot, config.rich_runs)
             kinds = {name for name, _ in tg.calls if name.endswith("Draft")}
             assert kinds == (
                 {"sendRichMessageDraft", "sendMessageDraft"} if rich else {"sendMessageDraft"}
@@ -93,7 +91,7 @@ async def run(config: Config, workdir: Path) -> list[Row]:
     return [
         Row(
             key="native",
-            figure=f"16. Press of Stop to the model's stream closed, {PRESSES} presses",
+            figure=f"16. Press of Stop to the model's stream closed, {len(closes)} presses",
             value=f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms",
             numbers=(p50, p99),
             target=f"p99 < {CLOSE_TARGET * 1000:.0f} ms",

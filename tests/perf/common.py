@@ -56,6 +56,9 @@ class Config:
     archive_saves: int = 100
     # 11. streamed replies
     stream_runs: int = 3
+    # 16. Stop and rich drafts: presses of Stop timed, table replies timed per setting
+    stop_presses: int = 20
+    rich_runs: int = 3
     stream_tokens: int = 400
     stream_first_delay: float = 1.0
     stream_duration: float = 8.0
@@ -118,6 +121,8 @@ class Config:
             archive_saves=3,
             file_repeats=1,
             stream_runs=1,
+            stop_presses=2,
+            rich_runs=1,
             stream_tokens=60,
             stream_first_delay=0.3,
             stream_duration=1.2,

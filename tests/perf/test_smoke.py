@@ -76,6 +76,7 @@ async def test_every_benchmark_reports_every_figure_with_finite_numbers(tmp_path
     assert len(figures["web"]) == 1
     assert len(figures["sources"]) == 1
     assert len(figures["recall"]) == 3
+    assert len(figures["native"]) == 2
     assert_well_formed(rows)
     assert len(markdown_table(rows).splitlines()) == len(rows) + 2
     assert len(text_table(rows, details=True).splitlines()) >= len(rows) + 2
