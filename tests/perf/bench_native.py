@@ -1,4 +1,4 @@
-"""Figure 16: a press of Telegram's Stop to the model's stream closed; a table's first draft.
+"""Figure 18: a press of Telegram's Stop to the model's stream closed; a table's first draft.
 
 The fakes run in the bot's own process here (the stop's path is the bot's event loop and the
 fake model's server noticing the closed connection), so a loaded machine slows both sides.
@@ -87,11 +87,11 @@ async def run(config: Config, workdir: Path) -> list[Row]:
     closes, rich = await _bot_run(config, workdir, rich=True)
     _, plain = await _bot_run(config, workdir, rich=False)
     p50, p99 = percentile(closes, 50), percentile(closes, 99)
-    scene = f"16. A table reply (first text after {FIRST_DELAY:g} s): message to first draft"
+    scene = f"18. A table reply (first text after {FIRST_DELAY:g} s): message to first draft"
     return [
         Row(
             key="native",
-            figure=f"16. Press of Stop to the model's stream closed, {len(closes)} presses",
+            figure=f"18. Press of Stop to the model's stream closed, {len(closes)} presses",
             value=f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms",
             numbers=(p50, p99),
             target=f"p99 < {CLOSE_TARGET * 1000:.0f} ms",
