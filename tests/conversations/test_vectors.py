@@ -15,7 +15,14 @@ from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
 from bot.conversations.vector_setup import conversation_search, embedder_of
-from bot.conversations.vectors import BATCH, TurnVectors, fused_ranks, pack, vector_text
+from bot.conversations.vectors import (
+    BATCH,
+    OwnerWindow,
+    TurnVectors,
+    fused_ranks,
+    pack,
+    vector_text,
+)
 from bot.settings import Settings
 from memory.embeddings import ApiEmbedder
 from tests.fakes.embeddings_server import FakeEmbeddings
@@ -154,7 +161,7 @@ def test_a_turns_neighbour_in_its_conversation_shares_its_score():
     query = np.array([1.0, 0.0], dtype=np.float32)
     # Its neighbours 1 and 3 gain a share (the newer first); 4, in another conversation, is
     # not its neighbour, and matches nothing.
-    assert fused_ranks(rows, query, [2], 4) == [2, 3, 1]
+    assert fused_ranks(OwnerWindow.of_rows(rows, 0.0), query, [2], 4) == [2, 3, 1]
 
 
 def test_what_a_turns_vector_is_made_of():
