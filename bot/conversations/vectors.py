@@ -137,8 +137,8 @@ class OwnerWindow:
         more = OwnerWindow.of_rows([row for row in rows if row[0] > self.newest], self.read_at)
         if not len(more.ids):
             return self
-        if len(self.ids) and more.matrix.shape[1] != self.matrix.shape[1]:
-            return more  # another model's size: only the new rows are comparable
+        if not len(self.ids) or more.matrix.shape[1] != self.matrix.shape[1]:
+            return more  # nothing before, or another model's size: only the new rows
         keep = slice(-WINDOW, None)
         return OwnerWindow(
             np.concatenate([self.ids, more.ids])[keep],

@@ -4,11 +4,13 @@ The vectors come from the fake OpenAI-compatible embeddings server (tests/fakes)
 the real openai SDK, whose thesaurus puts "automobile" beside "car" with no word shared.
 """
 
+import asyncio
+import logging
 from datetime import timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from bot.conversations.blocks import Content
 from bot.conversations.search import ConversationSearch
@@ -179,3 +181,68 @@ def test_the_api_is_chosen_only_when_set_wholly(server):
     assert isinstance(chosen, ApiEmbedder) and chosen.name == MODEL
     with pytest.raises(ValueError, match="EMBEDDINGS_MODEL not set"):
         settings_for(server, embeddings_model=None)
+
+
+async def test_a_replaced_turn_is_found_by_its_new_words_and_meaning_only(sessionmaker, server):
+    search, vectors = await stored_and_embedded(
+        sessionmaker, server, (OWNER, "I finally bought the automobile I wanted")
+    )
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    conversations.changed = vectors.changed
+    async with sessionmaker() as session:
+        (turn_id,) = (await session.execute(text("SELECT id FROM conversation_turns"))).one()
+    assert [hit.turn_id for hit in await search.search(OWNER, "car", 5)] == [turn_id]
+    server.hold()  # the new vector waits: in between, the turn has none
+    await conversations.replace_content(turn_id, said("A note: the puppy slept"))
+    async with sessionmaker() as session:
+        stored = await session.execute(
+            text("SELECT embedding, embedding_model FROM conversation_turns")
+        )
+        assert tuple(stored.one()) == (None, None)
+    server.release()
+    # Neither the old words nor the old meaning find it; the new ones do, once made again.
+    assert await search.search(OWNER, "automobile", 5) == []
+    await vectors.drained.wait()
+    assert await search.search(OWNER, "car", 5) == []
+    assert [hit.turn_id for hit in await search.search(OWNER, "dog", 5)] == [turn_id]
+    assert [hit.turn_id for hit in await search.search(OWNER, "puppy", 5)] == [turn_id]
+
+
+async def test_the_question_is_embedded_before_a_connection_is_taken(sessionmaker, server):
+    search, _ = await stored_and_embedded(
+        sessionmaker, server, (OWNER, "I finally bought the automobile I wanted")
+    )
+    engine = sessionmaker.kw["bind"].sync_engine
+    held = []
+    event.listen(engine, "checkout", lambda *_: held.append(1))
+    event.listen(engine, "checkin", lambda *_: held.pop())
+    server.hold()
+    server.arrived.clear()
+    searching = asyncio.create_task(search.search(OWNER, "my new car", 5))
+    await server.arrived.wait()
+    assert held == []  # no connection waits on the model
+    server.release()
+    assert [hit.excerpt for hit in await searching] == ["I finally bought the automobile I wanted"]
+    # Asked again, the question's vector is not made again.
+    asked = len(server.requests)
+    await search.search(OWNER, "my new car", 5)
+    assert len(server.requests) == asked
+
+
+async def test_stopping_ends_the_fill_at_once_without_a_warning(sessionmaker, server, caplog):
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    search = conversation_search(settings_for(server), conversations)
+    vectors = search._vectors
+    assert vectors is not None
+    server.hold()
+    server.arrived.clear()
+    await conversations.store_user_message(ChatThread(OWNER), OWNER, said("An automobile"))
+    await server.arrived.wait()  # the fill waits on the server, as a slow model would
+    with caplog.at_level(logging.DEBUG, logger="bot.conversations.vectors"):
+        await asyncio.wait_for(conversations.close(), timeout=5)
+    assert vectors.drained.is_set()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    # Nothing more is started after it.
+    await conversations.store_user_message(ChatThread(OWNER), OWNER, said("More words"))
+    assert vectors.drained.is_set()
+    server.release()
