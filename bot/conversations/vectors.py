@@ -132,14 +132,14 @@ class OwnerWindow:
         """Return the newest turn id in the window (0 when it is empty)."""
         return int(self.ids[-1]) if len(self.ids) else 0
 
-    def extended(self, rows: Sequence[Row[*tuple[Any, ...]]]) -> "OwnerWindow":
-        """Return the window with newer rows added, its oldest dropped past WINDOW."""
+    def extended(self, rows: Sequence[Row[*tuple[Any, ...]]], size: int) -> "OwnerWindow":
+        """Return the window with newer rows added, its oldest dropped past size."""
         more = OwnerWindow.of_rows([row for row in rows if row[0] > self.newest], self.read_at)
         if not len(more.ids):
             return self
         if not len(self.ids) or more.matrix.shape[1] != self.matrix.shape[1]:
             return more  # nothing before, or another model's size: only the new rows
-        keep = slice(-WINDOW, None)
+        keep = slice(-size, None)
         return OwnerWindow(
             np.concatenate([self.ids, more.ids])[keep],
             np.concatenate([self.chats, more.chats])[keep],
@@ -211,9 +211,15 @@ def _with_neighbours(own: NDArray[np.float64], chats: NDArray[np.int64]) -> NDAr
 class TurnVectors:
     """Keeps every turn's vector up to date in the background, and ranks turns by meaning."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], embedder: Embedder):
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        embedder: Embedder,
+        window: int = WINDOW,
+    ):
         self._sessionmaker = sessionmaker
         self._embedder = embedder
+        self._window_size = window  # an owner's newest vectors compared at each search
         self._after = 0  # every turn up to this id has a vector of the model
         self._task: asyncio.Task[None] | None = None
         self._again = False
@@ -310,12 +316,13 @@ class TurnVectors:
             window = None
         after = 0 if window is None else window.newest
         parameters = {"owner": owner_id, "after": after, "model": self._embedder.name}
-        rows = (await session.execute(text(_WINDOW), {**parameters, "window": WINDOW})).all()
+        size = self._window_size
+        rows = (await session.execute(text(_WINDOW), {**parameters, "window": size})).all()
         if window is None:
             window = OwnerWindow.of_rows(rows, now)
         elif rows:
             # Another search of the owner may have added some meanwhile: only newer ones.
-            window = self._windows.get(owner_id, window).extended(rows)
+            window = self._windows.get(owner_id, window).extended(rows, size)
         self._windows[owner_id] = window
         self._windows.move_to_end(owner_id)
         held = sum(len(w.ids) for w in self._windows.values())
@@ -338,7 +345,7 @@ class TurnVectors:
         """
         window = await self._window(session, owner_id)
         outside = [turn_id for turn_id in words[:POOL] if not _holds(window, turn_id)]
-        if outside and len(window.ids) >= WINDOW:
+        if outside and len(window.ids) >= self._window_size:
             ids = ", ".join(str(int(turn_id)) for turn_id in outside)
             parameters = {"owner": owner_id, "model": self._embedder.name}
             rows = (await session.execute(text(_BY_ID.format(ids=ids)), parameters)).all()

@@ -246,3 +246,21 @@ async def test_stopping_ends_the_fill_at_once_without_a_warning(sessionmaker, se
     await conversations.store_user_message(ChatThread(OWNER), OWNER, said("More words"))
     assert vectors.drained.is_set()
     server.release()
+
+
+async def test_past_the_window_a_turn_counts_by_meaning_only_when_its_words_match(
+    sessionmaker, server
+):
+    await stored_and_embedded(
+        sessionmaker, server,
+        (OWNER, "I finally bought the automobile I wanted, a red one"),
+        (OWNER, "The weather was grey all week"),
+        (OWNER, "We watched a film about the sea"),
+    )  # fmt: skip
+    embedder = ApiEmbedder(server.base_url, server.api_key, MODEL)
+    search = ConversationSearch(sessionmaker, TurnVectors(sessionmaker, embedder, window=2))
+    # The two newest are compared with every question; the oldest is not...
+    assert await search.search(OWNER, "my new car", 5) == []
+    # ...unless the words find it (then its vector is read by its key and fused too).
+    found = await search.search(OWNER, "red car", 5)
+    assert found[0].excerpt == "I finally bought the automobile I wanted, a red one"

@@ -2,6 +2,7 @@
 
 import random
 from datetime import timedelta
+from functools import lru_cache
 
 import numpy as np
 from sqlalchemy import insert
@@ -105,11 +106,17 @@ def _turn(
         "content": content,
         "tokens": 40,
         "created_at": START + timedelta(minutes=i),
-        "search_text": search_text(role, content, owner_id),
+        "search_text": _search_text(role, said, owner_id),
         "owner_id": owner_id,
         "embedding": seeded_vector(vectors) if vectors is not None else None,
         "embedding_model": SEEDED_MODEL if vectors is not None else None,
     }
+
+
+@lru_cache(maxsize=8192)
+def _search_text(role: Role, said: str, owner_id: int) -> str | None:
+    """Return a seeded turn's index text (the seeding repeats its turns' words: made once)."""
+    return search_text(role, [text_block(said)], owner_id)
 
 
 async def seed_turns(
