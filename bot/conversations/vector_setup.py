@@ -28,4 +28,6 @@ def conversation_search(settings: Settings, conversations: ConversationStore) ->
 
     vectors = TurnVectors(sessionmaker, embedder)
     conversations.stored = vectors.poke
+    conversations.changed = vectors.changed
+    conversations.closing.append(vectors.close)
     return ConversationSearch(sessionmaker, vectors)

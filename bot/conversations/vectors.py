@@ -4,17 +4,27 @@ A turn's vector is made from `<who> said, "<words>"` (the form the LoCoMo paper'
 retriever read) after the turn is stored, never on the reply's path: poke() starts a
 background drain that embeds BATCH turns at a time, oldest first, until every turn has a
 vector of the current model (the first drain after a start is the backfill of the turns
-stored before). A search embeds the question, scans the owner's vectors (a plain column:
-no vector extension is assumed) and fuses that order with the words' by reciprocal rank
-fusion: a turn's score is the sum over both lists of 1 / (RRF_K + its rank), plus a share
-of its neighbours' in its conversation. Without an embedder, or when it fails, the words'
-order stands.
+stored before). A search embeds the question (before it takes a database connection;
+the last QUESTIONS asked are kept), compares it with the owner's newest WINDOW vectors and
+the vectors of the words' best wherever they are, and fuses that order with the words' by
+reciprocal rank fusion: a turn's score is the sum over both lists of 1 / (RRF_K + its
+rank), plus a share of its neighbours' in its conversation. Without an embedder, or when
+it fails, the words' order stands.
+
+The vectors are a plain column (no vector extension is assumed). An owner's window is kept
+in memory as a float32 matrix (OwnerWindow): each search reads only the vectors stored
+since (the background fills them in id order, so they are the ones after the window's
+newest), the whole window again after WINDOW_SECONDS or when a turn inside it changes.
+The windows together hold at most CACHED_ROWS rows, the least recently searched dropped.
 """
 
 import asyncio
 import json
 import logging
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,19 +54,41 @@ RRF_K = 10
 NEIGHBOUR_WEIGHT = 0.3
 # Characters of a turn the model reads (it reads 256 tokens at most).
 VECTOR_CHARACTERS = 1200
+# An owner's newest this many vectors are compared with every question (about 1 ms for
+# 10,000 of 384 values); older turns are compared when the words find them.
+WINDOW = 10_000
+# Rows of all owners' windows kept in memory (float32: 46 MB at 384 values).
+CACHED_ROWS = 30_000
+# A window is read whole again after this long: turns deleted since leave it.
+WINDOW_SECONDS = 300.0
+# Questions whose vectors are kept (a question asked again costs no model call).
+QUESTIONS = 256
 
 _PENDING = (
-    "SELECT id, role, content, said_by FROM conversation_turns "
+    "SELECT id, owner_id, role, content, said_by FROM conversation_turns "
     "WHERE id > :after AND owner_id IS NOT NULL "
     "AND (embedding_model IS NULL OR embedding_model <> :model) ORDER BY id LIMIT :batch"
 )
 _STORE = (
     "UPDATE conversation_turns SET embedding = :vector, embedding_model = :model WHERE id = :id"
 )
-_OWNERS_VECTORS = (
-    "SELECT id, conversation_id, embedding FROM conversation_turns AS turns "
-    "WHERE owner_id = :owner AND embedding_model = :model AND length(embedding) > 0 "
+# The owner's newest vectors after :after. The range on owner_id keeps Postgres on the
+# owner's index (with "owner_id = :owner ... ORDER BY id DESC" it may walk the primary key
+# back through other owners' newer turns).
+_WINDOW = (
+    "SELECT id, conversation_id, embedding FROM conversation_turns "
+    "WHERE owner_id BETWEEN :owner AND :owner AND id > :after "
+    "AND embedding_model = :model AND length(embedding) > 0 "
+    "ORDER BY owner_id DESC, id DESC LIMIT :window"
 )
+# The vectors of the words' best outside the window, by their keys.
+_BY_ID = (
+    "SELECT id, conversation_id, embedding FROM conversation_turns "
+    "WHERE id IN ({ids}) AND owner_id = :owner "
+    "AND embedding_model = :model AND length(embedding) > 0"
+)
+# Which turns of the conversation in progress are searched: those folded into its summary.
+_FOLDED = "SELECT summary_through_turn_id FROM conversations WHERE id = :skip"
 
 
 def vector_text(role: str, content: list[Any], said_by: dict[str, Any] | None) -> str:
@@ -76,64 +108,146 @@ def pack(vector: Vector) -> bytes:
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
+@dataclass(frozen=True)
+class OwnerWindow:
+    """An owner's newest vectors: turn ids (ascending), their conversations, the matrix."""
+
+    ids: NDArray[np.int64]
+    chats: NDArray[np.int64]
+    matrix: Array
+    read_at: float
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[Row[*tuple[Any, ...]]], read_at: float) -> "OwnerWindow":
+        """Return the window of rows (id, conversation_id, embedding) in any order."""
+        rows = sorted(rows, key=lambda row: int(row[0]))
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        chats = np.fromiter((row[1] for row in rows), dtype=np.int64, count=len(rows))
+        packed = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16)
+        matrix = packed.reshape(len(rows), -1).astype(np.float32) if rows else _EMPTY
+        return cls(ids, chats, matrix, read_at)
+
+    @property
+    def newest(self) -> int:
+        """Return the newest turn id in the window (0 when it is empty)."""
+        return int(self.ids[-1]) if len(self.ids) else 0
+
+    def extended(self, rows: Sequence[Row[*tuple[Any, ...]]], size: int) -> "OwnerWindow":
+        """Return the window with newer rows added, its oldest dropped past size."""
+        more = OwnerWindow.of_rows([row for row in rows if row[0] > self.newest], self.read_at)
+        if not len(more.ids):
+            return self
+        if not len(self.ids) or more.matrix.shape[1] != self.matrix.shape[1]:
+            return more  # nothing before, or another model's size: only the new rows
+        keep = slice(-size, None)
+        return OwnerWindow(
+            np.concatenate([self.ids, more.ids])[keep],
+            np.concatenate([self.chats, more.chats])[keep],
+            np.concatenate([self.matrix, more.matrix])[keep],
+            self.read_at,
+        )
+
+
+_EMPTY = np.zeros((0, 0), dtype=np.float32)
+
+
 def fused_ranks(
-    rows: Sequence[Row[*tuple[Any, ...]]], query: Array, words: list[int], limit: int
+    window: OwnerWindow,
+    query: Array,
+    words: list[int],
+    limit: int,
+    left_out: NDArray[np.bool_] | None = None,
 ) -> list[int]:
     """Return the best ids: each list's POOL best by RRF, a turn's neighbours' scores added.
 
-    rows: the owner's turns with a vector (id, conversation_id, embedding); words: the ids
-    the words found, best first (a turn without a vector yet counts by its words alone).
+    window: the owner's turns with a vector to compare (any order); words: the ids the words
+    found, best first (a turn without a vector counts by its words alone); left_out: the
+    window's rows never to return (the conversation in progress).
     """
     scores: dict[int, float] = {}
     for rank, turn_id in enumerate(words[:POOL]):
         scores[turn_id] = 1.0 / (RRF_K + rank + 1)
-    if rows:
-        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        chats = np.fromiter((row[1] for row in rows), dtype=np.int64, count=len(rows))
-        order = np.lexsort((ids, chats))  # in each conversation's order
-        ids, chats = ids[order], chats[order]
-        matrix = np.frombuffer(b"".join(rows[i][2] for i in order), dtype=np.float16)
-        similarity = matrix.reshape(len(rows), -1).astype(np.float32) @ query
-        own = np.zeros(len(rows), dtype=np.float64)
-        for rank, index in enumerate(np.argsort(-similarity, kind="stable")[:POOL]):
+    if len(window.ids) and window.matrix.shape[1] == len(query):
+        order = np.lexsort((window.ids, window.chats))  # in each conversation's order
+        ids, chats = window.ids[order], window.chats[order]
+        # einsum, not BLAS: a busy host's threaded BLAS takes 10 times longer on one vector.
+        similarity = np.einsum("ij,j->i", window.matrix, query)[order]
+        out = np.zeros(len(ids), dtype=bool) if left_out is None else left_out[order]
+        similarity[out] = -np.inf
+        own = np.zeros(len(ids), dtype=np.float64)
+        for rank, index in enumerate(_best(similarity, POOL)):
             if similarity[index] > 0:  # a vector at a right angle or more is no match
                 own[index] = 1.0 / (RRF_K + rank + 1)
-        position = {int(turn_id): index for index, turn_id in enumerate(ids)}
-        for turn_id, score in scores.items():
-            if turn_id in position:
-                own[position[turn_id]] += score
-        scores.update(zip(map(int, ids), _with_neighbours(own, chats), strict=True))
+        for index in np.flatnonzero(np.isin(ids, list(scores))).tolist():
+            own[index] += scores[int(ids[index])]
+        total = _with_neighbours(own, chats)
+        total[out] = 0.0
+        for index in np.flatnonzero(total > 0).tolist():
+            scores[int(ids[index])] = float(total[index])
     best = sorted(scores, key=lambda turn_id: (-scores[turn_id], -turn_id))
     return [turn_id for turn_id in best if scores[turn_id] > 0][:limit]
 
 
-def _with_neighbours(own: NDArray[np.float64], chats: NDArray[np.int64]) -> list[float]:
+def _best(similarity: Array, count: int) -> list[int]:
+    """Return the indexes of the count highest similarities, highest first (ties: first)."""
+    if len(similarity) > count:
+        top = np.argpartition(-similarity, count - 1)[:count]
+        top.sort()  # ties keep the window's order, as a stable sort of all would
+    else:
+        top = np.arange(len(similarity))
+    ranked: list[int] = top[np.argsort(-similarity[top], kind="stable")].tolist()
+    return ranked
+
+
+def _with_neighbours(own: NDArray[np.float64], chats: NDArray[np.int64]) -> NDArray[np.float64]:
     """Add to each turn's score NEIGHBOUR_WEIGHT of the turns before and after it (same chat)."""
     total = own.copy()
     same = chats[1:] == chats[:-1]
     total[1:] += NEIGHBOUR_WEIGHT * own[:-1] * same
     total[:-1] += NEIGHBOUR_WEIGHT * own[1:] * same
-    scores: list[float] = total.tolist()
-    return scores
+    return total
 
 
 class TurnVectors:
     """Keeps every turn's vector up to date in the background, and ranks turns by meaning."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], embedder: Embedder):
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        embedder: Embedder,
+        window: int = WINDOW,
+    ):
         self._sessionmaker = sessionmaker
         self._embedder = embedder
+        self._window_size = window  # an owner's newest vectors compared at each search
         self._after = 0  # every turn up to this id has a vector of the model
         self._task: asyncio.Task[None] | None = None
         self._again = False
+        self._closed = False
         self.drained = asyncio.Event()
+        # Owners' windows, the most recently searched last; questions' vectors likewise.
+        self._windows: OrderedDict[int, OwnerWindow] = OrderedDict()
+        self._questions: OrderedDict[str, Array] = OrderedDict()
 
     def poke(self) -> None:
         """Embed the turns stored since, in the background (no wait, no error raised here)."""
+        if self._closed:
+            return
         self._again = True
         if self._task is None or self._task.done():
             self.drained.clear()
             self._task = asyncio.get_running_loop().create_task(self._drain())
+
+    def changed(self, turn_id: int) -> None:
+        """Embed a turn again whose words changed (its vector was removed with them)."""
+        self._after = min(self._after, turn_id - 1)
+        self._drop_windows_holding(turn_id)
+        self.poke()
+
+    def _drop_windows_holding(self, turn_id: int) -> None:
+        """Forget the windows that reach past turn_id: the turn may be in them."""
+        for owner_id in [o for o, w in self._windows.items() if w.newest >= turn_id]:
+            del self._windows[owner_id]
 
     async def _drain(self) -> None:
         """Embed batch after batch until none is left; a failure waits for the next poke."""
@@ -170,38 +284,103 @@ class TurnVectors:
         async with self._sessionmaker() as session, session.begin():
             await session.execute(text(_STORE), values)
         self._after = rows[-1].id
+        for row in rows:  # embedded again out of order (changed): inside a window
+            window = self._windows.get(row.owner_id)
+            if window is not None and row.id <= window.newest:
+                del self._windows[row.owner_id]
         return len(rows)
+
+    async def question(self, query: str) -> Array | None:
+        """Return the question's vector (kept for the next time), or None: search by words."""
+        if not query.strip():
+            return None
+        known = self._questions.get(query)
+        if known is not None:
+            self._questions.move_to_end(query)
+            return known
+        try:
+            (vector,) = await self._embedder.embed([query])
+        except EmbeddingFailed as error:
+            logger.warning("searching by words only: %s", error)
+            return None
+        found = np.asarray(vector, dtype=np.float32)
+        self._questions[query] = found
+        while len(self._questions) > QUESTIONS:
+            self._questions.popitem(last=False)
+        return found
+
+    async def _window(self, session: AsyncSession, owner_id: int) -> OwnerWindow:
+        """Return the owner's newest vectors: those stored since added, or all read again."""
+        window, now = self._windows.get(owner_id), time.monotonic()
+        if window is not None and now - window.read_at > WINDOW_SECONDS:
+            window = None
+        after = 0 if window is None else window.newest
+        parameters = {"owner": owner_id, "after": after, "model": self._embedder.name}
+        size = self._window_size
+        rows = (await session.execute(text(_WINDOW), {**parameters, "window": size})).all()
+        if window is None:
+            window = OwnerWindow.of_rows(rows, now)
+        elif rows:
+            # Another search of the owner may have added some meanwhile: only newer ones.
+            window = self._windows.get(owner_id, window).extended(rows, size)
+        self._windows[owner_id] = window
+        self._windows.move_to_end(owner_id)
+        held = sum(len(w.ids) for w in self._windows.values())
+        while held > CACHED_ROWS and len(self._windows) > 1:
+            held -= len(self._windows.popitem(last=False)[1].ids)
+        return window
 
     async def fused(
         self,
         session: AsyncSession,
         owner_id: int,
-        query: str,
+        question: Array,
         words: list[int],
         limit: int,
-        condition: str,
         skip: int,
     ) -> list[int]:
         """Return the ids best by the words' ranks (best first) fused with the vectors'.
 
-        condition: more SQL on the turns (as "turns"), with :skip for a conversation left out.
+        skip: a conversation whose turns after its summary are left out (0: none).
         """
-        try:
-            (vector,) = await self._embedder.embed([query]) if query.strip() else [[]]
-        except EmbeddingFailed as error:
-            logger.warning("searching by words only: %s", error)
-            return words[:limit]
-        if not vector:
-            return words[:limit]
-        parameters = {"owner": owner_id, "model": self._embedder.name, "skip": skip}
-        rows = (await session.execute(text(_OWNERS_VECTORS + condition), parameters)).all()
-        return fused_ranks(rows, np.asarray(vector, dtype=np.float32), words, limit)
+        window = await self._window(session, owner_id)
+        outside = [turn_id for turn_id in words[:POOL] if not _holds(window, turn_id)]
+        if outside and len(window.ids) >= self._window_size:
+            ids = ", ".join(str(int(turn_id)) for turn_id in outside)
+            parameters = {"owner": owner_id, "model": self._embedder.name}
+            rows = (await session.execute(text(_BY_ID.format(ids=ids)), parameters)).all()
+            window = _joined(window, OwnerWindow.of_rows(rows, window.read_at))
+        left_out = None
+        if skip and bool(np.any(window.chats == skip)):
+            folded = (await session.execute(text(_FOLDED), {"skip": skip})).scalar()
+            left_out = (window.chats == skip) & (window.ids > (folded or 0))
+        return fused_ranks(window, question, words, limit, left_out)
 
     async def close(self) -> None:
-        """Stop the background work."""
+        """Stop the background work now: a batch in progress is dropped, done again later."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        await self._embedder.close()
+
+
+def _holds(window: OwnerWindow, turn_id: int) -> bool:
+    """Tell whether the window holds the turn."""
+    at = int(np.searchsorted(window.ids, turn_id))
+    return at < len(window.ids) and int(window.ids[at]) == turn_id
+
+
+def _joined(window: OwnerWindow, more: OwnerWindow) -> OwnerWindow:
+    """Return a window with more rows (older ones, compared at this search only)."""
+    if not len(more.ids) or more.matrix.shape[1] != window.matrix.shape[1]:
+        return window
+    return OwnerWindow(
+        np.concatenate([more.ids, window.ids]),
+        np.concatenate([more.chats, window.chats]),
+        np.concatenate([more.matrix, window.matrix]),
+        window.read_at,
+    )
 
 
 def _json(value: Any) -> Any:

@@ -4,18 +4,27 @@ The vectors come from the fake OpenAI-compatible embeddings server (tests/fakes)
 the real openai SDK, whose thesaurus puts "automobile" beside "car" with no word shared.
 """
 
+import asyncio
+import logging
 from datetime import timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from bot.conversations.blocks import Content
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
 from bot.conversations.vector_setup import conversation_search, embedder_of
-from bot.conversations.vectors import BATCH, TurnVectors, fused_ranks, pack, vector_text
+from bot.conversations.vectors import (
+    BATCH,
+    OwnerWindow,
+    TurnVectors,
+    fused_ranks,
+    pack,
+    vector_text,
+)
 from bot.settings import Settings
 from memory.embeddings import ApiEmbedder
 from tests.fakes.embeddings_server import FakeEmbeddings
@@ -154,7 +163,7 @@ def test_a_turns_neighbour_in_its_conversation_shares_its_score():
     query = np.array([1.0, 0.0], dtype=np.float32)
     # Its neighbours 1 and 3 gain a share (the newer first); 4, in another conversation, is
     # not its neighbour, and matches nothing.
-    assert fused_ranks(rows, query, [2], 4) == [2, 3, 1]
+    assert fused_ranks(OwnerWindow.of_rows(rows, 0.0), query, [2], 4) == [2, 3, 1]
 
 
 def test_what_a_turns_vector_is_made_of():
@@ -172,3 +181,86 @@ def test_the_api_is_chosen_only_when_set_wholly(server):
     assert isinstance(chosen, ApiEmbedder) and chosen.name == MODEL
     with pytest.raises(ValueError, match="EMBEDDINGS_MODEL not set"):
         settings_for(server, embeddings_model=None)
+
+
+async def test_a_replaced_turn_is_found_by_its_new_words_and_meaning_only(sessionmaker, server):
+    search, vectors = await stored_and_embedded(
+        sessionmaker, server, (OWNER, "I finally bought the automobile I wanted")
+    )
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    conversations.changed = vectors.changed
+    async with sessionmaker() as session:
+        (turn_id,) = (await session.execute(text("SELECT id FROM conversation_turns"))).one()
+    assert [hit.turn_id for hit in await search.search(OWNER, "car", 5)] == [turn_id]
+    server.hold()  # the new vector waits: in between, the turn has none
+    await conversations.replace_content(turn_id, said("A note: the puppy slept"))
+    async with sessionmaker() as session:
+        stored = await session.execute(
+            text("SELECT embedding, embedding_model FROM conversation_turns")
+        )
+        assert tuple(stored.one()) == (None, None)
+    server.release()
+    # Neither the old words nor the old meaning find it; the new ones do, once made again.
+    assert await search.search(OWNER, "automobile", 5) == []
+    await vectors.drained.wait()
+    assert await search.search(OWNER, "car", 5) == []
+    assert [hit.turn_id for hit in await search.search(OWNER, "dog", 5)] == [turn_id]
+    assert [hit.turn_id for hit in await search.search(OWNER, "puppy", 5)] == [turn_id]
+
+
+async def test_the_question_is_embedded_before_a_connection_is_taken(sessionmaker, server):
+    search, _ = await stored_and_embedded(
+        sessionmaker, server, (OWNER, "I finally bought the automobile I wanted")
+    )
+    engine = sessionmaker.kw["bind"].sync_engine
+    held = []
+    event.listen(engine, "checkout", lambda *_: held.append(1))
+    event.listen(engine, "checkin", lambda *_: held.pop())
+    server.hold()
+    server.arrived.clear()
+    searching = asyncio.create_task(search.search(OWNER, "my new car", 5))
+    await server.arrived.wait()
+    assert held == []  # no connection waits on the model
+    server.release()
+    assert [hit.excerpt for hit in await searching] == ["I finally bought the automobile I wanted"]
+    # Asked again, the question's vector is not made again.
+    asked = len(server.requests)
+    await search.search(OWNER, "my new car", 5)
+    assert len(server.requests) == asked
+
+
+async def test_stopping_ends_the_fill_at_once_without_a_warning(sessionmaker, server, caplog):
+    conversations = ConversationStore(sessionmaker, timedelta(minutes=30))
+    search = conversation_search(settings_for(server), conversations)
+    vectors = search._vectors
+    assert vectors is not None
+    server.hold()
+    server.arrived.clear()
+    await conversations.store_user_message(ChatThread(OWNER), OWNER, said("An automobile"))
+    await server.arrived.wait()  # the fill waits on the server, as a slow model would
+    with caplog.at_level(logging.DEBUG, logger="bot.conversations.vectors"):
+        await asyncio.wait_for(conversations.close(), timeout=5)
+    assert vectors.drained.is_set()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    # Nothing more is started after it.
+    await conversations.store_user_message(ChatThread(OWNER), OWNER, said("More words"))
+    assert vectors.drained.is_set()
+    server.release()
+
+
+async def test_past_the_window_a_turn_counts_by_meaning_only_when_its_words_match(
+    sessionmaker, server
+):
+    await stored_and_embedded(
+        sessionmaker, server,
+        (OWNER, "I finally bought the automobile I wanted, a red one"),
+        (OWNER, "The weather was grey all week"),
+        (OWNER, "We watched a film about the sea"),
+    )  # fmt: skip
+    embedder = ApiEmbedder(server.base_url, server.api_key, MODEL)
+    search = ConversationSearch(sessionmaker, TurnVectors(sessionmaker, embedder, window=2))
+    # The two newest are compared with every question; the oldest is not...
+    assert await search.search(OWNER, "my new car", 5) == []
+    # ...unless the words find it (then its vector is read by its key and fused too).
+    found = await search.search(OWNER, "red car", 5)
+    assert found[0].excerpt == "I finally bought the automobile I wanted, a red one"

@@ -5,11 +5,13 @@ Bearer key, `input` a string or a list of them, vectors answered as float lists 
 official SDK asks by default, base64 float32; errors in OpenAI's shape. Its vectors stand
 for meaning with a small thesaurus: each word counts in one of DIMENSIONS places (by its
 hash), and a word of SYNONYMS in its head word's, so "automobile" lands near "car" with no
-word in common. It records every request; fail_next(...) scripts errors.
+word in common. It records every request; fail_next(...) scripts errors; hold() keeps
+answers back (a slow server) until release().
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import math
@@ -57,6 +59,9 @@ class FakeEmbeddings(LocalServer):
         self.models = models
         self.requests: list[EmbeddingRequest] = []
         self._failures: list[int] = []
+        self._answer = asyncio.Event()
+        self._answer.set()
+        self.arrived = asyncio.Event()  # set at each request read; a test may clear it
 
     def add_routes(self, app: web.Application) -> None:
         """Add this server's routes to its app."""
@@ -79,6 +84,14 @@ class FakeEmbeddings(LocalServer):
         """Answer requests again (no failure scripted)."""
         self._failures.clear()
 
+    def hold(self) -> None:
+        """Keep answers back from now on, as a slow server does, until release()."""
+        self._answer.clear()
+
+    def release(self) -> None:
+        """Answer the requests held, and the next ones at once."""
+        self._answer.set()
+
     async def _embed(self, request: web.Request) -> web.Response:
         authorization = request.headers.get("Authorization")
         if authorization != f"Bearer {self.api_key}":
@@ -89,6 +102,8 @@ class FakeEmbeddings(LocalServer):
         if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
             return _error(400, "'input' must be a non-empty string or list of strings", None)
         self.requests.append(EmbeddingRequest(str(body.get("model")), texts, authorization))
+        self.arrived.set()
+        await self._answer.wait()
         if self._failures:
             return _error(self._failures.pop(0), "The server had an error.", None)
         if body.get("model") not in self.models:

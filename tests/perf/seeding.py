@@ -2,7 +2,9 @@
 
 import random
 from datetime import timedelta
+from functools import lru_cache
 
+import numpy as np
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,6 +21,16 @@ from tests.perf.data import START, model_reply, sample_memories, user_message
 
 BATCH = 2000
 TURNS_PER_CONVERSATION = 40
+# Seeded turns carry vectors of this made-up model, the local model's size: random unit
+# vectors (a search by meaning costs the same whatever they mean).
+SEEDED_MODEL = "seeded-vectors"
+DIMENSIONS = 384
+
+
+def seeded_vector(rng: np.random.Generator) -> bytes:
+    """Return a random unit vector as a turn's vector is stored (float16)."""
+    vector = rng.standard_normal(DIMENSIONS).astype(np.float32)
+    return (vector / np.linalg.norm(vector)).astype(np.float16).tobytes()
 
 
 def _memory_rows(owner_id: int, count: int, seed: int) -> list[MemoryItem]:
@@ -80,7 +92,9 @@ async def seed_memories(url: str, owner_id: int, count: int, seed: int = 7) -> N
         await engine.dispose()
 
 
-def _turn(conversation_id: int, owner_id: int, i: int) -> dict:
+def _turn(
+    conversation_id: int, owner_id: int, i: int, vectors: np.random.Generator | None = None
+) -> dict:
     """Return the i-th stored turn of a plausible chat: the user's, then the model's."""
     role: Role = "user" if i % 2 == 0 else "assistant"
     words = user_message(i // 2) if role == "user" else model_reply(i // 2)
@@ -92,15 +106,29 @@ def _turn(conversation_id: int, owner_id: int, i: int) -> dict:
         "content": content,
         "tokens": 40,
         "created_at": START + timedelta(minutes=i),
-        "search_text": search_text(role, content, owner_id),
+        "search_text": _search_text(role, said, owner_id),
         "owner_id": owner_id,
+        "embedding": seeded_vector(vectors) if vectors is not None else None,
+        "embedding_model": SEEDED_MODEL if vectors is not None else None,
     }
 
 
-async def seed_turns(url: str, owner_id: int, count: int, seed: int = 7) -> None:
-    """Store count turns of the owner's past conversations, TURNS_PER_CONVERSATION each."""
+@lru_cache(maxsize=8192)
+def _search_text(role: Role, said: str, owner_id: int) -> str | None:
+    """Return a seeded turn's index text (the seeding repeats its turns' words: made once)."""
+    return search_text(role, [text_block(said)], owner_id)
+
+
+async def seed_turns(
+    url: str, owner_id: int, count: int, seed: int = 7, vectors: bool = False
+) -> None:
+    """Store count turns of the owner's past conversations, TURNS_PER_CONVERSATION each.
+
+    vectors: each turn with a vector of SEEDED_MODEL, as the background would leave it.
+    """
     engine = create_engine(url)
     rng = random.Random(seed)
+    made = np.random.default_rng(seed) if vectors else None
     try:
         sessionmaker = create_sessionmaker(engine)
         for start in range(0, count, TURNS_PER_CONVERSATION):
@@ -120,7 +148,7 @@ async def seed_turns(url: str, owner_id: int, count: int, seed: int = 7) -> None
                 conversation_id = result.scalar_one()
                 size = min(TURNS_PER_CONVERSATION, count - start)
                 offset = rng.randrange(1000)
-                rows = [_turn(conversation_id, owner_id, offset + i) for i in range(size)]
+                rows = [_turn(conversation_id, owner_id, offset + i, made) for i in range(size)]
                 await session.execute(insert(Turn), rows)
     finally:
         await engine.dispose()

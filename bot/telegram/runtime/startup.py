@@ -90,6 +90,7 @@ async def post_shutdown(application: BotApplication) -> None:
         if recovery.done() and not recovery.cancelled() and recovery.exception():
             logger.error("answering after the restart failed", exc_info=recovery.exception())
     await stop_leases(application)
+    await data.services.conversations.close()  # the vectors' fill, before the engine goes
     await data.services.anthropic.close()
     await data.services.voice.close()
     await data.services.engine.dispose()
