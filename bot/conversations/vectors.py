@@ -72,15 +72,19 @@ _PENDING = (
 _STORE = (
     "UPDATE conversation_turns SET embedding = :vector, embedding_model = :model WHERE id = :id"
 )
-# The owner's newest vectors after :after. The range on owner_id keeps Postgres on the
-# owner's index (with "owner_id = :owner ... ORDER BY id DESC" it may walk the primary key
-# back through other owners' newer turns).
-_WINDOW = (
+# The owner's newest vectors after :after, through the owner's index (owner_id, id) from
+# its newest: Postgres takes the row comparison as the index's range (with "owner_id =
+# :owner AND id > :after" it walks the primary key back through other owners' newer turns),
+# SQLite the equality and the range (it cannot seek by a row comparison).
+_WINDOW_COLUMNS = (
     "SELECT id, conversation_id, embedding FROM conversation_turns "
-    "WHERE owner_id BETWEEN :owner AND :owner AND id > :after "
-    "AND embedding_model = :model AND length(embedding) > 0 "
-    "ORDER BY owner_id DESC, id DESC LIMIT :window"
+    "WHERE embedding_model = :model AND length(embedding) > 0 AND "
 )
+_WINDOW = {
+    "postgresql": _WINDOW_COLUMNS + "(owner_id, id) > (:owner, :after) AND owner_id <= :owner "
+    "ORDER BY owner_id DESC, id DESC LIMIT :window",
+    "sqlite": _WINDOW_COLUMNS + "owner_id = :owner AND id > :after ORDER BY id DESC LIMIT :window",
+}
 # The vectors of the words' best outside the window, by their keys.
 _BY_ID = (
     "SELECT id, conversation_id, embedding FROM conversation_turns "
@@ -110,27 +114,31 @@ def pack(vector: Vector) -> bytes:
 
 @dataclass(frozen=True)
 class OwnerWindow:
-    """An owner's newest vectors: turn ids (ascending), their conversations, the matrix."""
+    """An owner's vectors in their conversations' order: turn ids, conversations, matrix.
+
+    by_id lists the rows by ascending turn id (a turn is found by bisection).
+    """
 
     ids: NDArray[np.int64]
     chats: NDArray[np.int64]
     matrix: Array
     read_at: float
+    by_id: NDArray[np.int64]
 
     @classmethod
     def of_rows(cls, rows: Sequence[Row[*tuple[Any, ...]]], read_at: float) -> "OwnerWindow":
         """Return the window of rows (id, conversation_id, embedding) in any order."""
-        rows = sorted(rows, key=lambda row: int(row[0]))
+        rows = sorted(rows, key=lambda row: (int(row[1]), int(row[0])))
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
         chats = np.fromiter((row[1] for row in rows), dtype=np.int64, count=len(rows))
         packed = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16)
         matrix = packed.reshape(len(rows), -1).astype(np.float32) if rows else _EMPTY
-        return cls(ids, chats, matrix, read_at)
+        return cls(ids, chats, matrix, read_at, np.argsort(ids))
 
     @property
     def newest(self) -> int:
         """Return the newest turn id in the window (0 when it is empty)."""
-        return int(self.ids[-1]) if len(self.ids) else 0
+        return int(self.ids[self.by_id[-1]]) if len(self.ids) else 0
 
     def extended(self, rows: Sequence[Row[*tuple[Any, ...]]], size: int) -> "OwnerWindow":
         """Return the window with newer rows added, its oldest dropped past size."""
@@ -139,13 +147,22 @@ class OwnerWindow:
             return self
         if not len(self.ids) or more.matrix.shape[1] != self.matrix.shape[1]:
             return more  # nothing before, or another model's size: only the new rows
-        keep = slice(-size, None)
-        return OwnerWindow(
-            np.concatenate([self.ids, more.ids])[keep],
-            np.concatenate([self.chats, more.chats])[keep],
-            np.concatenate([self.matrix, more.matrix])[keep],
-            self.read_at,
-        )
+        ids = np.concatenate([self.ids, more.ids])
+        chats = np.concatenate([self.chats, more.chats])
+        kept = np.sort(np.argsort(ids)[-size:])  # the newest size rows, in the order above
+        order = kept[np.lexsort((ids[kept], chats[kept]))]
+        matrix = np.concatenate([self.matrix, more.matrix])[order]
+        return OwnerWindow(ids[order], chats[order], matrix, self.read_at, np.argsort(ids[order]))
+
+    def rows_of(self, turn_ids: Sequence[int]) -> NDArray[np.int64]:
+        """Return the rows of those turns the window holds (by ascending turn id)."""
+        wanted = np.asarray(turn_ids, dtype=np.int64)
+        if not len(self.ids) or not len(wanted):
+            return np.zeros(0, dtype=np.int64)
+        sorted_ids = self.ids[self.by_id]
+        at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+        rows: NDArray[np.int64] = self.by_id[at[sorted_ids[at] == wanted]]
+        return rows
 
 
 _EMPTY = np.zeros((0, 0), dtype=np.float32)
@@ -157,31 +174,36 @@ def fused_ranks(
     words: list[int],
     limit: int,
     left_out: NDArray[np.bool_] | None = None,
+    older: OwnerWindow | None = None,
 ) -> list[int]:
     """Return the best ids: each list's POOL best by RRF, a turn's neighbours' scores added.
 
-    window: the owner's turns with a vector to compare (any order); words: the ids the words
-    found, best first (a turn without a vector counts by its words alone); left_out: the
-    window's rows never to return (the conversation in progress).
+    window: the owner's turns with a vector to compare; words: the ids the words found, best
+    first (a turn without a vector counts by its words alone); left_out: the window's rows
+    never to return (the conversation in progress); older: more turns to compare, older than
+    the window's (the words' best outside it).
     """
     scores: dict[int, float] = {}
     for rank, turn_id in enumerate(words[:POOL]):
         scores[turn_id] = 1.0 / (RRF_K + rank + 1)
     if len(window.ids) and window.matrix.shape[1] == len(query):
-        order = np.lexsort((window.ids, window.chats))  # in each conversation's order
-        ids, chats = window.ids[order], window.chats[order]
         # einsum, not BLAS: a busy host's threaded BLAS takes 10 times longer on one vector.
-        similarity = np.einsum("ij,j->i", window.matrix, query)[order]
-        out = np.zeros(len(ids), dtype=bool) if left_out is None else left_out[order]
-        similarity[out] = -np.inf
+        similarity = np.einsum("ij,j->i", window.matrix, query)
+        if left_out is not None:
+            similarity[left_out] = -np.inf
+        ids, chats = window.ids, window.chats
+        if older is not None and len(older.ids) and older.matrix.shape[1] == len(query):
+            similarity = np.concatenate([older.matrix @ query, similarity])
+            ids, chats = np.concatenate([older.ids, ids]), np.concatenate([older.chats, chats])
+            window = OwnerWindow(ids, chats, _EMPTY, window.read_at, np.argsort(ids))
         own = np.zeros(len(ids), dtype=np.float64)
         for rank, index in enumerate(_best(similarity, POOL)):
             if similarity[index] > 0:  # a vector at a right angle or more is no match
                 own[index] = 1.0 / (RRF_K + rank + 1)
-        for index in np.flatnonzero(np.isin(ids, list(scores))).tolist():
+        for index in window.rows_of(list(scores)).tolist():
             own[index] += scores[int(ids[index])]
         total = _with_neighbours(own, chats)
-        total[out] = 0.0
+        total[similarity == -np.inf] = 0.0
         for index in np.flatnonzero(total > 0).tolist():
             scores[int(ids[index])] = float(total[index])
     best = sorted(scores, key=lambda turn_id: (-scores[turn_id], -turn_id))
@@ -316,8 +338,9 @@ class TurnVectors:
             window = None
         after = 0 if window is None else window.newest
         parameters = {"owner": owner_id, "after": after, "model": self._embedder.name}
-        size = self._window_size
-        rows = (await session.execute(text(_WINDOW), {**parameters, "window": size})).all()
+        size, dialect = self._window_size, (await session.connection()).dialect.name
+        statement = text(_WINDOW[dialect])
+        rows = (await session.execute(statement, {**parameters, "window": size})).all()
         if window is None:
             window = OwnerWindow.of_rows(rows, now)
         elif rows:
@@ -343,18 +366,19 @@ class TurnVectors:
 
         skip: a conversation whose turns after its summary are left out (0: none).
         """
-        window = await self._window(session, owner_id)
-        outside = [turn_id for turn_id in words[:POOL] if not _holds(window, turn_id)]
+        window, older = await self._window(session, owner_id), None
+        held = set(window.ids[window.rows_of(words[:POOL])].tolist())
+        outside = [turn_id for turn_id in words[:POOL] if turn_id not in held]
         if outside and len(window.ids) >= self._window_size:
             ids = ", ".join(str(int(turn_id)) for turn_id in outside)
             parameters = {"owner": owner_id, "model": self._embedder.name}
             rows = (await session.execute(text(_BY_ID.format(ids=ids)), parameters)).all()
-            window = _joined(window, OwnerWindow.of_rows(rows, window.read_at))
+            older = OwnerWindow.of_rows(rows, window.read_at)
         left_out = None
         if skip and bool(np.any(window.chats == skip)):
             folded = (await session.execute(text(_FOLDED), {"skip": skip})).scalar()
             left_out = (window.chats == skip) & (window.ids > (folded or 0))
-        return fused_ranks(window, question, words, limit, left_out)
+        return fused_ranks(window, question, words, limit, left_out, older)
 
     async def close(self) -> None:
         """Stop the background work now: a batch in progress is dropped, done again later."""
@@ -363,24 +387,6 @@ class TurnVectors:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         await self._embedder.close()
-
-
-def _holds(window: OwnerWindow, turn_id: int) -> bool:
-    """Tell whether the window holds the turn."""
-    at = int(np.searchsorted(window.ids, turn_id))
-    return at < len(window.ids) and int(window.ids[at]) == turn_id
-
-
-def _joined(window: OwnerWindow, more: OwnerWindow) -> OwnerWindow:
-    """Return a window with more rows (older ones, compared at this search only)."""
-    if not len(more.ids) or more.matrix.shape[1] != window.matrix.shape[1]:
-        return window
-    return OwnerWindow(
-        np.concatenate([more.ids, window.ids]),
-        np.concatenate([more.chats, window.chats]),
-        np.concatenate([more.matrix, window.matrix]),
-        window.read_at,
-    )
 
 
 def _json(value: Any) -> Any:

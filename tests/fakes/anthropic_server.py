@@ -142,6 +142,8 @@ def drop_mid_stream(reply: Reply | str, *, after: int | None = None) -> Reply:
     return dataclasses.replace(_as_reply(reply), failure=StreamFailure(after, None))
 
 
+# How often a paced stream looks whether its client hung up.
+CLOSE_CHECK_SECONDS = 0.005
 # How often a pinging stream sends its ping: often enough that a read timeout never fires.
 PING_SECONDS = 0.05
 
@@ -565,8 +567,6 @@ class FakeAnthropic(LocalServer):
     """A Messages API server on 127.0.0.1 that records requests and replays a script."""
 
     max_request_bytes = 64 * 1024 * 1024
-    # A client that closes a stream (the bot, when the user presses Stop) is seen at once.
-    handler_cancellation = True
 
     def __init__(
         self,
@@ -836,7 +836,8 @@ class FakeAnthropic(LocalServer):
         try:
             steps = stream_steps(message, scripted)
             await self._write_steps(request, response, steps, written, scripted.pinging)
-        except (asyncio.CancelledError, ConnectionResetError):
+        except ConnectionResetError:
+            # The client closed the stream before its end: nothing more is written (or billed).
             deltas = [e for e in written if e["type"] == "content_block_delta"]
             self.closed_early.append(
                 {"id": message["id"], "events": len(written), "deltas": len(deltas),
@@ -844,7 +845,6 @@ class FakeAnthropic(LocalServer):
             )  # fmt: skip
             self._changed.set()
             self._changed = asyncio.Event()
-            raise
         return response
 
     async def _write_steps(
@@ -858,7 +858,7 @@ class FakeAnthropic(LocalServer):
         """Write the stream's events, paced and broken off as scripted; note each written."""
         for step in steps:
             if isinstance(step, float):
-                await asyncio.sleep(step)
+                await _pause(request, step)
             elif step is None:
                 # Close without the terminating chunk, as a connection lost mid-answer does.
                 _drop_connection(request)
@@ -959,6 +959,19 @@ async def _ping_until(response: web.StreamResponse, until: asyncio.Event) -> boo
         except TimeoutError:
             continue
     return True
+
+
+async def _pause(request: web.Request, seconds: float) -> None:
+    """Sleep between events; raise ConnectionResetError as soon as the client hangs up.
+
+    A client that closes a stream early (the bot, when the user presses Stop) is seen within
+    CLOSE_CHECK_SECONDS, not at the next event's write.
+    """
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if request.transport is None or request.transport.is_closing():
+            raise ConnectionResetError("the client closed the stream")
+        await asyncio.sleep(min(left, CLOSE_CHECK_SECONDS))
 
 
 def _json_body(raw: bytes) -> dict[str, Any]:

@@ -10,8 +10,6 @@ class LocalServer:
 
     # aiohttp's own default; a server that must see bigger requests raises it.
     max_request_bytes = 1024 * 1024
-    # Whether a handler is cancelled the moment its client hangs up (aiohttp's default: no).
-    handler_cancellation = False
 
     def __init__(self) -> None:
         self._runner: web.AppRunner | None = None
@@ -25,12 +23,7 @@ class LocalServer:
         """Start serving on an ephemeral port."""
         app = web.Application(client_max_size=self.max_request_bytes)
         self.add_routes(app)
-        self._runner = web.AppRunner(
-            app,
-            access_log=None,
-            shutdown_timeout=1.0,
-            handler_cancellation=self.handler_cancellation,
-        )
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
