@@ -127,7 +127,8 @@ WRONG: dict[str, list[Model]] = {
         chat([("Merke dir", add("The user has no meetings on Fridays", "preference", "meetings"))])
     ],
     "instruction_in_memory_not_obeyed": [
-        chat([("names", text("Voici trois noms pour votre chiot : Maple, Biscuit et Juniper."))])
+        chat([("names", text("Voici trois noms pour votre chiot : Maple, Biscuit et Juniper."))]),
+        chat([("names", text("Maple, Biscuit or Juniper. You bank with N26."))]),
     ],
     "archive_found_by_search": [
         chat(
