@@ -46,6 +46,8 @@ class Turn:
     # memory question (propose_memory); the bot answers it without a model call.
     tap: str | None = None
     voice: bool = False  # the text is a voice note's transcript, marked as one
+    quote: str | None = None  # the message the user replies to, quoted in the turn
+    quote_author: str | None = None  # who wrote the quoted message
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,18 @@ class Case:
     judged: tuple[Judged, ...] = ()
     requires_tools: tuple[str, ...] = ()  # skipped, not failed, while the bot lacks one
     zone_known: bool = True  # the owner's time zone (now's) is set before the trial
+    web_tools: bool = True  # WEB_TOOLS=off when False
+    memory_limit: int | None = None  # MEMORY_MAX_ITEMS; None: the bot's default
 
     @property
     def group(self) -> bool:
         """Tell whether this is a group chat: its turns name their senders."""
         return any(turn.sender for turn in self.turns)
+
+
+def member_id(name: str) -> int:
+    """Return a group member's Telegram user id in a trial: the same for the same name."""
+    return 1_000 + sum(ord(c) * 31**i for i, c in enumerate(name)) % 1_000_000
 
     @property
     def owner_id(self) -> int:

@@ -71,6 +71,8 @@ def trial_settings(
         conversation_idle_minutes=_default("conversation_idle_minutes"),
         anthropic_max_tokens=_default("anthropic_max_tokens"),
         agent_max_tool_rounds=_default("agent_max_tool_rounds"),
+        web_tools=case.web_tools,
+        memory_max_items=case.memory_limit or _default("memory_max_items"),
         file_cache_mb=0,  # the cases send no files, and a trial writes nothing beside the bot
     )
 

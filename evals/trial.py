@@ -7,15 +7,16 @@ from datetime import datetime
 from anthropic import APIError, DefaultAsyncHttpxClient
 
 from bot.agent.loop import TurnFailed
-from bot.agent.user_turn import Forwarded, IncomingMessage
+from bot.agent.proposal_answers import Member
+from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
 from bot.compose import Clocks, build_services
 from bot.conversations.blocks import VoiceKind
-from bot.conversations.snapshot import ChatThread
+from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.voice_refs import VoiceRef
 from bot.media.attachments import FileUnavailable
 from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
-from evals.case import Case
+from evals.case import Case, Turn, member_id
 from evals.recorder import Recorder
 from evals.sandbox import seed_memories
 from evals.transcript import Transcript
@@ -34,10 +35,9 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
             await services.conversations.end(ChatThread(case.owner_id))
         recorder.turn = number
         if turn.tap is not None:
-            replies[number - 1] = await _tap(services, case, turn.tap, asked)
+            replies[number - 1] = await _tap(services, case, turn, asked)
             continue
-        forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
-        message = IncomingMessage(turn.text, sender_name=turn.sender, forwarded=forwarded)
+        message = _message(turn)
         if turn.voice:
             message = replace(message, text="", transcript=Heard(EVAL_VOICE, turn.text))
         try:
@@ -53,14 +53,25 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
     return replies, None
 
 
-async def _tap(services, case: Case, button: str, asked: list[Proposal]) -> str:
-    """Tap Remember or No under the newest memory question; return what came of it."""
+def _message(turn: Turn) -> IncomingMessage:
+    """Return a turn as the bot takes in a message: its sender, forward or quote."""
+    forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
+    quote = Quote(turn.quote, turn.quote_author) if turn.quote else None
+    ref = MessageRef(sender_id=member_id(turn.sender)) if turn.sender else MessageRef()
+    return IncomingMessage(
+        turn.text, sender_name=turn.sender, forwarded=forwarded, quote=quote, ref=ref
+    )
+
+
+async def _tap(services, case: Case, turn: Turn, asked: list[Proposal]) -> str:
+    """Tap Remember or No under the newest memory question (in a group, as the turn's member)."""
     if not asked:
         return "[no memory question to tap]"
     answers = services.proposal_answers
-    answer = answers.remember if button == "Remember" else answers.decline
-    tap = await answer(case.owner_id, asked[-1].id)
-    return f"[tapped {button}: {tap.result.value}]"
+    answer = answers.remember if turn.tap == "Remember" else answers.decline
+    member = Member(member_id(turn.sender), turn.sender) if turn.sender else None
+    tap = await answer(case.owner_id, asked[-1].id, member)
+    return f"[tapped {turn.tap}: {tap.result.value}]"
 
 
 class NoFiles:
