@@ -76,11 +76,6 @@ class Case:
         """Tell whether this is a group chat: its turns name their senders."""
         return any(turn.sender for turn in self.turns)
 
-
-def member_id(name: str) -> int:
-    """Return a group member's Telegram user id in a trial: the same for the same name."""
-    return 1_000 + sum(ord(c) * 31**i for i, c in enumerate(name)) % 1_000_000
-
     @property
     def owner_id(self) -> int:
         """Return the memory owner, who is also the chat."""
@@ -90,3 +85,8 @@ def member_id(name: str) -> int:
 def said(*messages: str | Turn) -> tuple[Turn, ...]:
     """Return turns from plain strings (the user's messages) and Turns."""
     return tuple(Turn(m) if isinstance(m, str) else m for m in messages)
+
+
+def member_id(name: str) -> int:
+    """Return a group member's Telegram user id in a trial: the same for the same name."""
+    return 1_000 + sum(ord(c) * 31**i for i, c in enumerate(name)) % 1_000_000

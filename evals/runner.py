@@ -32,6 +32,9 @@ class RunOptions:
     parallel: int = 4
     judge: bool = True
     judge_model: str | None = None
+    # A SQLite database already migrated to head, to copy for each trial (the offline tests
+    # migrate one per test session); None: each run migrates its own.
+    template: Path | None = None
 
 
 def missing_tools(case: Case) -> list[str]:
@@ -112,7 +115,7 @@ async def run(
     http_client = recording_client()
     try:
         with tempfile.TemporaryDirectory(prefix="memory-evals-") as directory:
-            databases = Databases(Path(directory))
+            databases = Databases(Path(directory), options.template)
             await databases.prepare()
             runner = Runner(options, databases, judge, http_client)
             results = await asyncio.gather(

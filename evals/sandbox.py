@@ -28,13 +28,15 @@ def _copy(source: Path, target: Path) -> None:
 class Databases:
     """A database migrated once per run with bot.migrations, copied fresh for each trial."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, template: Path | None = None):
         self._directory = directory
-        self._template = directory / "template.db"
+        self._migrated = template is not None
+        self._template = template or directory / "template.db"
 
     async def prepare(self) -> None:
-        """Migrate the template to head."""
-        await upgrade_database_async(sqlite_url(self._template))
+        """Migrate the template to head, unless it was given migrated."""
+        if not self._migrated:
+            await upgrade_database_async(sqlite_url(self._template))
 
     async def fresh(self, name: str) -> Path:
         """Return a new copy of the template, for one trial."""

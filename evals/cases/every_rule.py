@@ -266,7 +266,7 @@ CASES: tuple[Case, ...] = (
             TEA,
             Seed("city", "The user lives in Leipzig", Category.CONTEXT, "home"),
         ),
-        turns=said("Remember that my gym is FitLife on Oak Street."),
+        turns=said("Remember that my climbing gym is BlocHaus in Plagwitz."),
         rules=(
             Says(MEMORY_FULL, note="says memory is full and how to make room"),
             DoesNotSay(CLAIMS_SAVED, note="does not claim it was saved"),
