@@ -29,6 +29,7 @@ from evals.rules import (
     Says,
     SeedKept,
     SeedUpdated,
+    ShowsNoIds,
     ToolsOffered,
 )
 from memory.categories import Category
@@ -63,7 +64,13 @@ CASES = (
             Seed("cello", "The user is learning the cello", Category.CONTEXT, "cello"),
         ),
         turns=said("What do you remember about me?"),
-        rules=(NoWrites(), Says(r"\bAlec\b"), Says("friday"), Says("cello")),
+        rules=(
+            NoWrites(),
+            Says(r"\bAlec\b"),
+            Says("friday"),
+            Says("cello"),
+            ShowsNoIds(note="shows no memory id: the user did not ask for them"),
+        ),
     ),
     Case(
         name="two_facts_one_question",

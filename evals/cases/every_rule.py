@@ -24,6 +24,7 @@ from evals.rules import (
     Questions,
     SavedWithSubject,
     Says,
+    ShowsNoIds,
 )
 from memory.categories import Category
 
@@ -133,6 +134,7 @@ CASES: tuple[Case, ...] = (
             Says(r"\bAlec\b", note="uses the boss's name"),
             Marks("boss", note="marks the boss memory it used"),
             Marks("tea", used=False, note="does not mark a memory it did not use"),
+            ShowsNoIds(note="shows the user no memory id (the bot cuts the markers)"),
         ),
     ),
     Case(

@@ -16,6 +16,7 @@ from evals.rules.replies import (
     Questions,
     QuestionsOverall,
     Says,
+    ShowsNoIds,
 )
 from evals.rules.web import CitesWeb
 
@@ -41,5 +42,6 @@ __all__ = [
     "Says",
     "SeedKept",
     "SeedUpdated",
+    "ShowsNoIds",
     "ToolsOffered",
 ]

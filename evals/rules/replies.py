@@ -178,3 +178,21 @@ class Marks:
         if (f"[[mem:{transcript.seeds[self.key]}]]" in said) == self.used:
             return None
         return f"{'no' if self.used else 'a'} marker of '{self.key}' in: {short(said)}"
+
+
+@dataclass(frozen=True)
+class ShowsNoIds:
+    """No reply shows the id of a seeded memory (ids only when asked about memories)."""
+
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or "shows no memory id"
+
+    def check(self, transcript: Transcript) -> str | None:
+        for reply in transcript.replies:
+            shown = [i for i in transcript.seeds.values() if reply is not None and i in reply]
+            if shown:
+                return f"shows {shown[0]}: {short(reply or '')}"
+        return None

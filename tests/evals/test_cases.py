@@ -9,9 +9,11 @@ from collections import defaultdict
 
 import pytest
 
+from bot.agent.rules import RuleName
 from evals.case import Case
 from evals.cases import CASES, select
 from evals.cases.changes import TINY_HISTORY_BUDGET
+from evals.rule_cases import NOT_MEASURED, RULE_CASES
 from evals.rules import (
     Called,
     Compacted,
@@ -109,6 +111,13 @@ def test_the_compaction_case_outgrows_its_history_budget_on_the_users_words_alon
     before_last = sum(count_tokens(turn.text) for turn in case.turns[:-1])
     assert before_last > TINY_HISTORY_BUDGET * 0.85  # the date lines and tool turns add more
     assert any(isinstance(rule, Compacted) for rule in case.rules)
+
+
+def test_every_rule_of_the_instructions_has_a_case_or_a_reason():
+    names = {case.name for case in CASES}
+    assert set(RULE_CASES) | set(NOT_MEASURED) == set(RuleName)
+    assert not set(RULE_CASES) & set(NOT_MEASURED)
+    assert all(cases and set(cases) <= names for cases in RULE_CASES.values())
 
 
 def test_select_takes_names_and_globs_in_table_order():

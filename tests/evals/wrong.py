@@ -65,6 +65,16 @@ WRONG: dict[str, list[Model]] = {
             ]
         )
     ],
+    "lists_what_it_remembers": [
+        chat(
+            [
+                (
+                    "What do you remember",
+                    lambda b: text(f"[{block_id(b, 'Alec')}] Alec is your boss; Friday; cello."),
+                )
+            ]
+        )
+    ],
     "web_off_says_so": [chat([("forecast", text("I searched online: sunny all weekend."))])],
     "web_fetched_page_cited": [
         chat([("where Turing was born", Reply([*web_fetch(TURING, "Alan Turing", "x"), BORN]))])
