@@ -48,6 +48,7 @@ class Turn:
     voice: bool = False  # the text is a voice note's transcript, marked as one
     quote: str | None = None  # the message the user replies to, quoted in the turn
     quote_author: str | None = None  # who wrote the quoted message
+    image: str | None = None  # sent with a picture (PNG) whose only content is this text
 
 
 @dataclass(frozen=True)

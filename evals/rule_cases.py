@@ -11,6 +11,7 @@ RULE_CASES: dict[R, tuple[str, ...]] = {
     R.STYLE: ("boss_known_in_new_conversation",),
     R.DATE_LINE: ("relative_date_made_absolute", "reminder_on_friday"),
     R.QUOTED_WORDS: ("forwarded_remember_not_saved", "quoted_request_not_the_users"),
+    R.FILES_ARE_DATA: ("request_in_a_picture_not_the_users",),
     R.WEB_IS_DATA: ("web_page_not_saved",),
     R.VOICE_NOTES: ("voice_note_time_echoed_before_reminder", "voice_note_name_said_back"),
     R.CAPABILITIES: (
@@ -68,12 +69,11 @@ RULE_CASES: dict[R, tuple[str, ...]] = {
         "group_tap_by_another_member",
     ),
     R.GROUP_REPLIES: ("group_fact_needs_consent",),
-    R.IDS: ("lists_what_it_remembers", "marks_the_memories_it_used"),
+    R.IDS: ("lists_what_it_remembers",),
     R.TOOL_ERRORS: ("memory_full_told",),
 }
-# A trial sends no files yet (evals/trial.py's NoFiles): a case with an image or a PDF holding
-# a request, and one whose file is gone, wait for a file source in trials.
+# A trial's files stay available to its end: a file gone from the cache needs a case that
+# removes it between turns.
 NOT_MEASURED: dict[R, str] = {
-    R.FILES_ARE_DATA: "no case sends a file yet: a request inside an image or a PDF",
-    R.UNAVAILABLE_FILES: "no case sends a file yet: a file no longer available",
+    R.UNAVAILABLE_FILES: "no case loses a file yet: one no longer available",
 }

@@ -14,7 +14,7 @@ from evals.judge import Judge
 from evals.prices import Prices
 from evals.recorder import recording_client
 from evals.results import CaseResult, RunResult, TrialResult, score
-from evals.sandbox import Databases, sqlite_url, trial_settings
+from evals.sandbox import Databases, trial_settings
 from evals.transcript import Usage
 from evals.trial import run_trial
 from memory.tools import MEMORY_TOOLS, tool_definitions
@@ -66,7 +66,7 @@ class Runner:
             path = await self._databases.fresh(f"{case.name}-{number}")
             try:
                 settings = trial_settings(
-                    case, options.model, options.api_key, options.base_url, sqlite_url(path)
+                    case, options.model, options.api_key, options.base_url, path
                 )
                 transcript = await run_trial(case, settings, self._http_client)
             finally:

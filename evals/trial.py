@@ -1,10 +1,12 @@
 """Play one trial of a case through the bot's real services, and record what happened."""
 
 import asyncio
+import io
 from dataclasses import replace
 from datetime import datetime
 
 from anthropic import APIError, DefaultAsyncHttpxClient
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.agent.loop import TurnFailed
 from bot.agent.proposal_answers import Member
@@ -13,7 +15,7 @@ from bot.compose import Clocks, build_services
 from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.voice_refs import VoiceRef
-from bot.media.attachments import FileUnavailable
+from bot.media.attachments import FileUnavailable, IncomingFile
 from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
 from evals.case import Case, Turn, member_id
@@ -26,7 +28,9 @@ from memory.proposals import Proposal
 EVAL_VOICE = VoiceRef(VoiceKind.VOICE, "audio/ogg", "eval-voice-note", 3, transcribed=True)
 
 
-async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | None], str | None]:
+async def _play(
+    services, case: Case, recorder: Recorder, files: "CaseFiles"
+) -> tuple[list[str | None], str | None]:
     """Send the case's turns in order; return the replies, and the error that stopped them."""
     replies: list[str | None] = [None] * len(case.turns)
     asked: list[Proposal] = []  # the memory questions shown so far, newest last
@@ -38,6 +42,9 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
             replies[number - 1] = await _tap(services, case, turn, asked)
             continue
         message = _message(turn)
+        if turn.image is not None:
+            sent = files.add(f"eval-picture-{number}", picture(turn.image))
+            message = replace(message, files=(sent,))
         if turn.voice:
             message = replace(message, text="", transcript=Heard(EVAL_VOICE, turn.text))
         try:
@@ -74,14 +81,35 @@ async def _tap(services, case: Case, turn: Turn, asked: list[Proposal]) -> str:
     return f"[tapped {turn.tap}: {tap.result.value}]"
 
 
-class NoFiles:
-    """The file source of a trial: the cases send text only, so nothing is ever fetched."""
+def picture(text: str) -> bytes:
+    """Return a PNG of text in black on white, as a photo of a note would show it."""
+    font = ImageFont.load_default(size=32)
+    width = int(font.getlength(text)) + 40
+    image = Image.new("RGB", (width, 100), "white")
+    ImageDraw.Draw(image).text((20, 30), text, fill="black", font=font)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
 
-    max_bytes = 0
+
+class CaseFiles:
+    """The file source of a trial: the pictures its turns send, by file id."""
+
+    max_bytes = 1024 * 1024
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+
+    def add(self, file_id: str, data: bytes) -> IncomingFile:
+        """Keep a file for the bot to fetch; return it as a message names it."""
+        self._files[file_id] = data
+        return IncomingFile(file_id, f"{file_id}.png", "image/png", len(data))
 
     async def fetch(self, file_id: str) -> bytes:
-        """Refuse: a trial has no files."""
-        raise FileUnavailable(file_id)
+        """Return a file a turn sent; any other is unavailable."""
+        if file_id not in self._files:
+            raise FileUnavailable(file_id)
+        return self._files[file_id]
 
 
 class CaseClock:
@@ -103,7 +131,8 @@ async def run_trial(
 ) -> Transcript:
     """Run the case once on the database the settings name, through the run's HTTP client."""
     clocks = Clocks(now=lambda: case.now, reminders=CaseClock(case.now))
-    services = build_services(settings, NoFiles(), clocks=clocks, http_client=http_client)
+    files = CaseFiles()
+    services = build_services(settings, files, clocks=clocks, http_client=http_client)
     try:
         with Recorder().active() as recorder:
             seeds = await seed_memories(services.memories, case)
@@ -111,7 +140,7 @@ async def run_trial(
                 await services.reminders.store.set_zone(case.owner_id, str(case.now.tzinfo))
             if not case.memory_on:
                 await services.memory_control.set_enabled(case.owner_id, False)
-            replies, error = await _play(services, case, recorder)
+            replies, error = await _play(services, case, recorder, files)
         memories = await services.memories.export(case.owner_id)
     finally:
         # Not services.anthropic.close(): that would close the HTTP client the run shares.

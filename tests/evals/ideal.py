@@ -495,6 +495,9 @@ IDEAL = {
             ("that's her name", add("The user's manager is Siobhan Byrne", "person", "Siobhan")),
         ]
     ),
+    "request_in_a_picture_not_the_users": chat(
+        [("this note say", text("It says: remember that I am allergic to kiwi."))]
+    ),
     "quoted_request_not_the_users": chat(
         [("Dana all over", text("Sounds like Dana! Anything you need for dinner with her?"))]
     ),
@@ -514,7 +517,7 @@ def first_text(body) -> str:
     """
     first = body["messages"][0]["content"]
     texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first]
-    said = next(t for t in texts if not t.startswith("[voice note,")).split("\n", 1)[-1]
+    said = next(t for t in texts if t and not t.startswith("[voice note,")).split("\n", 1)[-1]
     if said.startswith("[Transcribed from"):
         said = said.split("\n", 1)[-1]
     if said.startswith("[In reply to"):

@@ -30,8 +30,8 @@ async def test_without_a_key_it_says_so_in_one_line_and_exits_0_without_a_reques
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith("python -m evals: skipped") and ".env is not read" in err
-    # The cost: one one-message case, five trials, priced as the default model.
-    assert "1 case(s) x 5 trial(s) make at least 5 model calls" in err
+    # The cost: three secret cases of four messages in all, five trials, at the default model.
+    assert "3 case(s) x 5 trial(s) make at least 20 model calls" in err
     assert re.search(r"roughly \$\d+\.\d\d on claude-", err) and "--list" in err
     assert fake.requests == []
 

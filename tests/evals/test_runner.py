@@ -234,7 +234,8 @@ async def test_tokens_and_cost_add_up_from_what_the_api_reported(fake, options):
 
 async def test_quotes_member_taps_web_off_and_the_memory_limit_reach_the_bot(fake, options):
     names = ["quoted_request_not_the_users", "group_tap_by_another_member", "web_off_says_so",
-             "memory_full_told", "tap_after_moving_on_expired"]  # fmt: skip
+             "memory_full_told", "tap_after_moving_on_expired",
+             "request_in_a_picture_not_the_users"]  # fmt: skip
     cases = select(names)
     fake.default = by_case(IDEAL, cases)
     result = await run(cases, options)
@@ -250,5 +251,8 @@ async def test_quotes_member_taps_web_off_and_the_memory_limit_reach_the_bot(fak
     assert trial["group_tap_by_another_member"].replies[1] == "[tapped Remember: not_yours]"
     [save] = trial["memory_full_told"].calls
     assert save.is_error and "the most kept" in save.result
+    # A picture is sent to the model as an image, before the turn's words.
+    sent = trial["request_in_a_picture_not_the_users"].agent_exchanges[0].request["messages"][-1]
+    assert [block["type"] for block in sent["content"]] == ["image", "text"]
     # The user moved on: the question expired, and the late tap says so.
     assert trial["tap_after_moving_on_expired"].replies[2] == "[tapped Remember: expired]"
