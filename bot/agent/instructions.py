@@ -4,7 +4,7 @@ The instructions are cached and sent on every request, so they stay static and s
 tools describe themselves (memory/tools/texts.py), and this says only the policy, in the
 same words the tools use. They are data: RULES, one named rule each (a sentence or a few that
 say one thing), joined in order into STATIC_INSTRUCTIONS, so a rule can be pinned, checked and
-mutated by name (evals/prompt_pins.py, tests/evals/test_prompt_rules.py). Where the code keeps
+mutated by name (evals/pins.py, evals/prompt_checks.py). Where the code keeps
 a rule too: asking, memory/proposals.py and memory/proposal_expiry.py; the summary's list of
 memory changes, bot/agent/history/ledger.py; reminders, bot/reminders; sources (MARKERS),
 bot/agent/citations.py. CAN_DO and CANNOT_DO are the one place a new capability goes.
