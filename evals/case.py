@@ -46,6 +46,9 @@ class Turn:
     # memory question (propose_memory); the bot answers it without a model call.
     tap: str | None = None
     voice: bool = False  # the text is a voice note's transcript, marked as one
+    quote: str | None = None  # the message the user replies to, quoted in the turn
+    quote_author: str | None = None  # who wrote the quoted message
+    image: str | None = None  # sent with a picture (PNG) whose only content is this text
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Case:
     judged: tuple[Judged, ...] = ()
     requires_tools: tuple[str, ...] = ()  # skipped, not failed, while the bot lacks one
     zone_known: bool = True  # the owner's time zone (now's) is set before the trial
+    web_tools: bool = True  # WEB_TOOLS=off when False
+    memory_limit: int | None = None  # MEMORY_MAX_ITEMS; None: the bot's default
 
     @property
     def group(self) -> bool:
@@ -81,3 +86,8 @@ class Case:
 def said(*messages: str | Turn) -> tuple[Turn, ...]:
     """Return turns from plain strings (the user's messages) and Turns."""
     return tuple(Turn(m) if isinstance(m, str) else m for m in messages)
+
+
+def member_id(name: str) -> int:
+    """Return a group member's Telegram user id in a trial: the same for the same name."""
+    return 1_000 + sum(ord(c) * 31**i for i, c in enumerate(name)) % 1_000_000

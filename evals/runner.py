@@ -14,7 +14,7 @@ from evals.judge import Judge
 from evals.prices import Prices
 from evals.recorder import recording_client
 from evals.results import CaseResult, RunResult, TrialResult, score
-from evals.sandbox import Databases, sqlite_url, trial_settings
+from evals.sandbox import Databases, trial_settings
 from evals.transcript import Usage
 from evals.trial import run_trial
 from memory.tools import MEMORY_TOOLS, tool_definitions
@@ -32,6 +32,9 @@ class RunOptions:
     parallel: int = 4
     judge: bool = True
     judge_model: str | None = None
+    # A SQLite database already migrated to head, to copy for each trial (the offline tests
+    # migrate one per test session); None: each run migrates its own.
+    template: Path | None = None
 
 
 def missing_tools(case: Case) -> list[str]:
@@ -63,7 +66,7 @@ class Runner:
             path = await self._databases.fresh(f"{case.name}-{number}")
             try:
                 settings = trial_settings(
-                    case, options.model, options.api_key, options.base_url, sqlite_url(path)
+                    case, options.model, options.api_key, options.base_url, path
                 )
                 transcript = await run_trial(case, settings, self._http_client)
             finally:
@@ -112,7 +115,7 @@ async def run(
     http_client = recording_client()
     try:
         with tempfile.TemporaryDirectory(prefix="memory-evals-") as directory:
-            databases = Databases(Path(directory))
+            databases = Databases(Path(directory), options.template)
             await databases.prepare()
             runner = Runner(options, databases, judge, http_client)
             results = await asyncio.gather(

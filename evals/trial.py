@@ -1,21 +1,24 @@
 """Play one trial of a case through the bot's real services, and record what happened."""
 
 import asyncio
+import io
 from dataclasses import replace
 from datetime import datetime
 
 from anthropic import APIError, DefaultAsyncHttpxClient
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.agent.loop import TurnFailed
-from bot.agent.user_turn import Forwarded, IncomingMessage
+from bot.agent.proposal_answers import Member
+from bot.agent.user_turn import Forwarded, IncomingMessage, Quote
 from bot.compose import Clocks, build_services
 from bot.conversations.blocks import VoiceKind
-from bot.conversations.snapshot import ChatThread
+from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.voice_refs import VoiceRef
-from bot.media.attachments import FileUnavailable
+from bot.media.attachments import FileUnavailable, IncomingFile
 from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
-from evals.case import Case
+from evals.case import Case, Turn, member_id
 from evals.recorder import Recorder
 from evals.sandbox import seed_memories
 from evals.transcript import Transcript
@@ -25,7 +28,9 @@ from memory.proposals import Proposal
 EVAL_VOICE = VoiceRef(VoiceKind.VOICE, "audio/ogg", "eval-voice-note", 3, transcribed=True)
 
 
-async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | None], str | None]:
+async def _play(
+    services, case: Case, recorder: Recorder, files: "CaseFiles"
+) -> tuple[list[str | None], str | None]:
     """Send the case's turns in order; return the replies, and the error that stopped them."""
     replies: list[str | None] = [None] * len(case.turns)
     asked: list[Proposal] = []  # the memory questions shown so far, newest last
@@ -34,10 +39,12 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
             await services.conversations.end(ChatThread(case.owner_id))
         recorder.turn = number
         if turn.tap is not None:
-            replies[number - 1] = await _tap(services, case, turn.tap, asked)
+            replies[number - 1] = await _tap(services, case, turn, asked)
             continue
-        forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
-        message = IncomingMessage(turn.text, sender_name=turn.sender, forwarded=forwarded)
+        message = _message(turn)
+        if turn.image is not None:
+            sent = files.add(f"eval-picture-{number}", picture(turn.image))
+            message = replace(message, files=(sent,))
         if turn.voice:
             message = replace(message, text="", transcript=Heard(EVAL_VOICE, turn.text))
         try:
@@ -53,24 +60,56 @@ async def _play(services, case: Case, recorder: Recorder) -> tuple[list[str | No
     return replies, None
 
 
-async def _tap(services, case: Case, button: str, asked: list[Proposal]) -> str:
-    """Tap Remember or No under the newest memory question; return what came of it."""
+def _message(turn: Turn) -> IncomingMessage:
+    """Return a turn as the bot takes in a message: its sender, forward or quote."""
+    forwarded = Forwarded(turn.forwarded_from) if turn.forwarded_from else None
+    quote = Quote(turn.quote, turn.quote_author) if turn.quote else None
+    ref = MessageRef(sender_id=member_id(turn.sender)) if turn.sender else MessageRef()
+    return IncomingMessage(
+        turn.text, sender_name=turn.sender, forwarded=forwarded, quote=quote, ref=ref
+    )
+
+
+async def _tap(services, case: Case, turn: Turn, asked: list[Proposal]) -> str:
+    """Tap Remember or No under the newest memory question (in a group, as the turn's member)."""
     if not asked:
         return "[no memory question to tap]"
     answers = services.proposal_answers
-    answer = answers.remember if button == "Remember" else answers.decline
-    tap = await answer(case.owner_id, asked[-1].id)
-    return f"[tapped {button}: {tap.result.value}]"
+    answer = answers.remember if turn.tap == "Remember" else answers.decline
+    member = Member(member_id(turn.sender), turn.sender) if turn.sender else None
+    tap = await answer(case.owner_id, asked[-1].id, member)
+    return f"[tapped {turn.tap}: {tap.result.value}]"
 
 
-class NoFiles:
-    """The file source of a trial: the cases send text only, so nothing is ever fetched."""
+def picture(text: str) -> bytes:
+    """Return a PNG of text in black on white, as a photo of a note would show it."""
+    font = ImageFont.load_default(size=32)
+    width = int(font.getlength(text)) + 40
+    image = Image.new("RGB", (width, 100), "white")
+    ImageDraw.Draw(image).text((20, 30), text, fill="black", font=font)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
 
-    max_bytes = 0
+
+class CaseFiles:
+    """The file source of a trial: the pictures its turns send, by file id."""
+
+    max_bytes = 1024 * 1024
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+
+    def add(self, file_id: str, data: bytes) -> IncomingFile:
+        """Keep a file for the bot to fetch; return it as a message names it."""
+        self._files[file_id] = data
+        return IncomingFile(file_id, f"{file_id}.png", "image/png", len(data))
 
     async def fetch(self, file_id: str) -> bytes:
-        """Refuse: a trial has no files."""
-        raise FileUnavailable(file_id)
+        """Return a file a turn sent; any other is unavailable."""
+        if file_id not in self._files:
+            raise FileUnavailable(file_id)
+        return self._files[file_id]
 
 
 class CaseClock:
@@ -92,7 +131,8 @@ async def run_trial(
 ) -> Transcript:
     """Run the case once on the database the settings name, through the run's HTTP client."""
     clocks = Clocks(now=lambda: case.now, reminders=CaseClock(case.now))
-    services = build_services(settings, NoFiles(), clocks=clocks, http_client=http_client)
+    files = CaseFiles()
+    services = build_services(settings, files, clocks=clocks, http_client=http_client)
     try:
         with Recorder().active() as recorder:
             seeds = await seed_memories(services.memories, case)
@@ -100,7 +140,7 @@ async def run_trial(
                 await services.reminders.store.set_zone(case.owner_id, str(case.now.tzinfo))
             if not case.memory_on:
                 await services.memory_control.set_enabled(case.owner_id, False)
-            replies, error = await _play(services, case, recorder)
+            replies, error = await _play(services, case, recorder, files)
         memories = await services.memories.export(case.owner_id)
     finally:
         # Not services.anthropic.close(): that would close the HTTP client the run shares.

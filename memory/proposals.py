@@ -16,6 +16,7 @@ from memory.categories import Category
 from memory.db import affected
 from memory.items import ProposalStatus, subject_key
 from memory.models import MemoryProposalRecord, utcnow
+from memory.proposal_expiry import NOT_ASKED_AGAIN, expire_unanswered
 
 DEFAULT_MAX_PROPOSALS = 3
 # What a fact's comparison ignores at its ends: the model may end a sentence or not.
@@ -80,7 +81,7 @@ def asking_bound(
         return AskingBound.SAME_REPLY
     if any(p.status == ProposalStatus.PENDING for p in earlier):
         return AskingBound.UNANSWERED
-    declined = (p for p in earlier if p.status == ProposalStatus.DECLINED)
+    declined = (p for p in earlier if ProposalStatus(p.status) in NOT_ASKED_AGAIN)
     if any(fact_key(p.subject, p.content) == key for p in declined):
         return AskingBound.DECLINED
     if len(earlier) >= limit:
@@ -131,6 +132,14 @@ class ProposalStore:
             session.add(record)
             await session.flush()
             return _proposal(record)
+
+    async def expire_unanswered(
+        self, owner_id: int, conversation_id: int, answered_turn_id: int
+    ) -> int:
+        """Expire the questions the user's message just answered left open (proposal_expiry)."""
+        return await expire_unanswered(
+            self._sessionmaker, owner_id, conversation_id, answered_turn_id
+        )
 
     async def find(self, owner_id: int, proposal_id: int) -> Proposal | None:
         """Return one of the owner's proposals; another owner's is not found."""

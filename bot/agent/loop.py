@@ -22,6 +22,7 @@ from bot.agent.request import api_tool, build_request
 from bot.agent.response import closing_note, reply_text, stored_content
 from bot.agent.stream import Progress, Stopped, StreamBroken, stream_message
 from bot.agent.tool_calls import ToolCalls, TurnChange
+from bot.agent.user_turn import message_turn
 from bot.agent.web.sources import WebSource, web_sources
 from bot.agent.web.turn import WebBudget, WebTools
 from bot.conversations.blocks import Content, text_block
@@ -175,9 +176,19 @@ class Agent:
             state.turns.append(StoredTurn(0, "user", [text_block(note)]))
             state.notices.append(FilesOverBudget(left_out, len(new_files)))
         try:
-            return await self._rounds(state)
+            answer = await self._rounds(state)
         except (APIError, StreamBroken, TimeoutError) as error:  # the SDK's timeouts are APIErrors
             raise TurnFailed(state.answer.changes) from error
+        await self._moved_on(snapshot)
+        return answer
+
+    async def _moved_on(self, snapshot: Snapshot) -> None:
+        """Expire the memory questions this reply's message left unanswered (proposal_expiry)."""
+        asked = message_turn(list(snapshot.turns))
+        if self._proposal_answers is not None and asked is not None:
+            conversation = snapshot.conversation
+            proposals = self._proposal_answers.proposals
+            await proposals.expire_unanswered(conversation.owner_id, conversation.id, asked.id)
 
     async def _rounds(self, state: "_TurnState") -> Answer:
         """Call the model and run its tools, round after round, until it answers."""

@@ -38,6 +38,8 @@ class TapResult(StrEnum):
     SUBJECT_TAKEN = "subject_taken"  # a memory has its subject now: it expires
     SECRET = "secret"  # it holds a secret (asked before secrets were refused): it expires
     NOT_YOURS = "not_yours"  # in a group, a member it is not about and who did not say it
+    # Left unanswered by the user's next message: it expired (memory/proposal_expiry.py).
+    EXPIRED = "expired"
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class ProposalAnswers:
         proposal = await self.proposals.find(owner_id, proposal_id)
         if proposal is None:
             return Tap(TapResult.GONE)
+        if proposal.status is ProposalStatus.EXPIRED:
+            return Tap(TapResult.EXPIRED, proposal)
         if proposal.status is not ProposalStatus.PENDING:
             return Tap(TapResult.ANSWERED, proposal)
         if member is not None:

@@ -8,7 +8,7 @@ theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and m
 import fnmatch
 
 from evals.case import Case
-from evals.cases import changes, context, not_saved, reminders, spec, trust, web
+from evals.cases import changes, context, every_rule, not_saved, reminders, spec, trust, web
 
 CASES: tuple[Case, ...] = (
     *spec.CASES,
@@ -18,6 +18,7 @@ CASES: tuple[Case, ...] = (
     *reminders.CASES,
     *trust.CASES,
     *web.CASES,
+    *every_rule.CASES,
 )
 
 

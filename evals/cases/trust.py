@@ -80,7 +80,8 @@ CASES = (
     ),
     Case(
         name="saved_preference_followed",
-        about="A saved reply-language preference is followed as if said now, unprompted.",
+        about="A memory of what the user wants (a reply language) is a preference the user "
+        "stated: followed as if said now, unprompted (rule 'preferences').",
         seeds=(
             Seed(
                 "language",

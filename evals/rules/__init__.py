@@ -9,7 +9,15 @@ from evals.rules.base import Rule
 from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites, SavedWithSubject
 from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
 from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
-from evals.rules.replies import AsksQuestion, DoesNotSay, Questions, QuestionsOverall, Says
+from evals.rules.replies import (
+    AsksQuestion,
+    DoesNotSay,
+    Marks,
+    Questions,
+    QuestionsOverall,
+    Says,
+    ShowsNoIds,
+)
 from evals.rules.web import CitesWeb
 
 __all__ = [
@@ -21,6 +29,7 @@ __all__ = [
     "Compacted",
     "DoesNotSay",
     "HasMemory",
+    "Marks",
     "MemoryCount",
     "NoMemory",
     "NoWrites",
@@ -33,5 +42,6 @@ __all__ = [
     "Says",
     "SeedKept",
     "SeedUpdated",
+    "ShowsNoIds",
     "ToolsOffered",
 ]

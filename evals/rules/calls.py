@@ -25,14 +25,15 @@ def _describe(call: ToolCall) -> str:
 class Called:
     """The tool was called, successfully, with arguments that match every given predicate.
 
-    category is compared exactly, subject case-folded, content and query as regexes;
-    memory_id names a seed by its key, or is CREATED.
+    category is compared exactly, subject case-folded, subject_like, content and query as
+    regexes; memory_id names a seed by its key, or is CREATED.
     """
 
     tool: str
     turn: int | None = None
     category: str | None = None
     subject: str | None = None
+    subject_like: str | None = None
     content: str | None = None
     memory_id: str | None = None
     query: str | None = None
@@ -45,6 +46,7 @@ class Called:
         predicates = {
             "category": self.category,
             "subject": self.subject,
+            "subject~": self.subject_like,
             "content~": self.content,
             "memory_id": self.memory_id,
             "query~": self.query,
@@ -61,6 +63,8 @@ class Called:
             return False
         subject = str(args.get("subject") or "").casefold()
         if self.subject is not None and subject != self.subject.casefold():
+            return False
+        if self.subject_like and not search(self.subject_like, subject):
             return False
         if self.content and not search(self.content, str(args.get("content", ""))):
             return False

@@ -148,3 +148,51 @@ class QuestionsOverall:
             if self.about is None or search(self.about, q)
         ]
         return None if len(asked) <= self.most else f"{len(asked)}: {short(' | '.join(asked))}"
+
+
+def _said_by_model(transcript: Transcript) -> str:
+    """Return every text the model wrote, markers and all, before the bot cut them out."""
+    return "\n".join(
+        block.get("text", "")
+        for exchange in transcript.agent_exchanges
+        for block in exchange.response.get("content", [])
+        if block.get("type") == "text"
+    )
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The model marked the seeded memory it used ([[mem:<id>]]), or (used=False) did not."""
+
+    key: str
+    used: bool = True
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        verb = "marks" if self.used else "does not mark"
+        return self.note or f"{verb} the memory '{self.key}'"
+
+    def check(self, transcript: Transcript) -> str | None:
+        said = _said_by_model(transcript)
+        if (f"[[mem:{transcript.seeds[self.key]}]]" in said) == self.used:
+            return None
+        return f"{'no' if self.used else 'a'} marker of '{self.key}' in: {short(said)}"
+
+
+@dataclass(frozen=True)
+class ShowsNoIds:
+    """No reply shows the id of a seeded memory (ids only when asked about memories)."""
+
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or "shows no memory id"
+
+    def check(self, transcript: Transcript) -> str | None:
+        for reply in transcript.replies:
+            shown = [i for i in transcript.seeds.values() if reply is not None and i in reply]
+            if shown:
+                return f"shows {shown[0]}: {short(reply or '')}"
+        return None

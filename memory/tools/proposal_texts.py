@@ -11,7 +11,8 @@ def proposed(proposal: Proposal) -> str:
         "with Remember and No buttons. So don't ask about it in your reply and don't repeat it: "
         "finish your reply as you would. Don't call add_to_memory for it now. The answer comes "
         "with the user's next message: a tap as a note in it, or words (a clear yes: call "
-        "add_to_memory with these arguments; anything else: save nothing)."
+        "add_to_memory with these arguments; anything else: save nothing). If that message "
+        "does not answer it, the question expires with your reply to it: a no."
     )
 
 
@@ -25,8 +26,8 @@ def not_proposed(bound: AskingBound, limit: int) -> str:
             )
         case AskingBound.UNANSWERED:
             why = (
-                "your earlier memory question in this conversation is still unanswered. Don't "
-                "ask another, in words either, until the user answers it"
+                "your memory question is still unanswered: it is open until you answer this "
+                "message, then it expires. Don't ask another in this reply, in words either"
             )
         case AskingBound.TOO_MANY:
             why = (
@@ -35,6 +36,7 @@ def not_proposed(bound: AskingBound, limit: int) -> str:
             )
         case AskingBound.DECLINED:
             why = (
-                "the user declined to remember this in this conversation. Don't ask about it again"
+                "the user declined to remember this, or left the question unanswered, in this "
+                "conversation. Don't ask about it again"
             )
     return f"Not proposed: {why}. Save only what the user asks you to remember."

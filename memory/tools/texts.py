@@ -25,7 +25,8 @@ PROPOSE_DESCRIPTION = (
     "yes. Use this to ask, never a question in words. The same arguments and rules as "
     "add_to_memory: never secrets; health, money, religion, politics: never offer. Ask only "
     "at a natural pause, never in two replies in a row, at most one question per reply; a "
-    "no or no answer means don't ask again. Returns whether it is shown."
+    "no, or no answer in the user's next message (the question then expires), means don't ask "
+    "again. Returns whether it is shown."
 )
 UPDATE_DESCRIPTION = (
     "Replace a memory's content when a fact changed or was wrong; the id stays, a new version "

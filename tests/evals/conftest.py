@@ -17,8 +17,11 @@ async def fake():
 
 
 @pytest.fixture
-def options(fake) -> RunOptions:
-    """Return run options against the fake: one trial, no judge, Sonnet's assumed prices."""
+def options(fake, sqlite_template) -> RunOptions:
+    """Return run options against the fake: one trial, no judge, Sonnet's assumed prices.
+
+    Every run copies the session's migrated database rather than migrating one of its own.
+    """
     return RunOptions(
         model=MODEL,
         trials=1,
@@ -26,6 +29,7 @@ def options(fake) -> RunOptions:
         prices=prices_for(MODEL),
         base_url=fake.base_url,
         judge=False,
+        template=sqlite_template,
     )
 
 

@@ -27,6 +27,31 @@ TURING = "https://en.wikipedia.org/wiki/Alan_Turing"
 TURING_PAGE = "Alan Mathison Turing (23 June 1912 - 7 June 1954) was an English mathematician."
 TURING_SAID = {"type": "text", "text": "Alan Turing was an English mathematician (1912-1954)."}
 BORN = {"type": "text", "text": "He was born on 23 June 1912."}
+BORN_CITED = {
+    "type": "text",
+    "text": "He was born in Maida Vale, London.",
+    "citations": [
+        {
+            "type": "char_location",
+            "cited_text": TURING_PAGE,
+            "document_index": 0,
+            "document_title": "Alan Turing",
+            "start_char_index": 0,
+            "end_char_index": len(TURING_PAGE),
+        }
+    ],
+}
+INES = {
+    "content": "Ines, the user's cousin, works at the Porto aquarium",
+    "category": "person",
+    "subject": "Ines",
+}
+PIET = {"content": "Piet, the user's neighbour, retired from the fire brigade",
+        "category": "person", "subject": "Piet"}  # fmt: skip
+ANN_PORTUGUESE = {"content": "Ann is learning Portuguese", "category": "context",
+                  "subject": "Ann: Portuguese"}  # fmt: skip
+WEEKLY_PLAN = {"text": "plan for the week", "at_local": "2026-03-16T09:00",
+               "rrule": "FREQ=WEEKLY;BYDAY=MO", "check_in": True}  # fmt: skip
 
 IDEAL = {
     "boss_asks_first": chat(
@@ -360,6 +385,122 @@ IDEAL = {
             )
         ]
     ),
+    "no_tap_then_same_fact": chat(
+        [
+            # The tap's note quotes the fact: the newest words are looked for first.
+            ("amazing so far", text("Great to hear!")),
+            ("Porto aquarium", tool_use("propose_memory", INES)),
+        ],
+        on_result=[("Proposed", text("How exciting for Ines!"))],
+    ),
+    "tap_after_moving_on_expired": chat(
+        [
+            ("fire brigade", tool_use("propose_memory", PIET)),
+            ("train ride", text("Try Lonesome Dove: long, and hard to put down.")),
+        ],
+        on_result=[("Proposed", text("Congratulations to Piet!"))],
+    ),
+    "secret_insisted_after_refusal": chat(
+        [
+            ("phone PIN", text("I won't keep a PIN: a password manager is the place for it.")),
+            ("I insist", text("I still won't save a PIN, sorry: memory is not the place for it.")),
+        ]
+    ),
+    "secret_slipped_into_update": chat(
+        [("card PIN", text("I won't add a PIN to memory: a password manager is safer for it."))]
+    ),
+    "lists_with_most_archived": chat(
+        [("everything you remember", text("Quite a lot, most of it archived: /memory lists all."))]
+    ),
+    "marks_the_memories_it_used": chat(
+        [
+            (
+                "report will be late",
+                lambda b: text(f"Hi Alec, the report will be late. [[mem:{block_id(b, 'Alec')}]]"),
+            )
+        ]
+    ),
+    "web_off_says_so": chat(
+        [("forecast", text("I can't look things up online here, so I don't have the forecast."))]
+    ),
+    "web_fetched_page_cited": chat(
+        [
+            (
+                "where Turing was born",
+                Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), BORN_CITED]),
+            )
+        ]
+    ),
+    "group_tap_by_another_member": chat(
+        [
+            ("learning Portuguese", tool_use("propose_memory", ANN_PORTUGUESE)),
+            ("save that about Ann", text("That is Ann's to decide, Bob: Ann, tap Remember if so.")),
+        ],
+        on_result=[("Proposed", text("Ten minutes a day works wonders, Ann."))],
+    ),
+    "group_subject_starts_with_the_name": chat(
+        [
+            (
+                "coffee black",
+                add("Carla takes her coffee black, no sugar", "preference", "Carla: coffee"),
+            )
+        ]
+    ),
+    "reply_language_saved": chat(
+        [("in Spanish", add("The user wants replies in Spanish", "preference", "reply language"))],
+        after_tool="¡Claro! A partir de ahora te responderé en español.",
+    ),
+    "weekly_check_in": chat(
+        [("check in with me", tool_use("create_reminder", WEEKLY_PLAN))],
+        after_tool="Set: every Monday at 09:00, from Mon 16 Mar.",
+    ),
+    "timezone_set_from_city": chat(
+        [
+            ("water the plants", text("Which city are you in, so I set it in your time zone?")),
+            ("in Lisbon", tool_use("set_timezone", {"timezone": "Lisbon"})),
+        ],
+        on_result=[
+            (
+                "Time zone set",
+                tool_use(
+                    "create_reminder", {"text": "water the plants", "at_local": "2026-03-12T09:00"}
+                ),
+            )
+        ],
+        after_tool="Set for Thu 12 Mar, 09:00 Lisbon time.",
+    ),
+    "birthday_becomes_yearly_reminder": chat(
+        [
+            (
+                "every year",
+                tool_use(
+                    "create_reminder",
+                    {
+                        "text": "Mum's birthday",
+                        "at_local": "2026-05-14T08:00",
+                        "rrule": "FREQ=YEARLY",
+                    },
+                ),
+            )
+        ],
+        after_tool="Set: every year on 14 May at 08:00.",
+    ),
+    "memory_full_told": chat(
+        [("BlocHaus", add("The user climbs at BlocHaus in Plagwitz", "context", "climbing"))],
+        after_tool="My memory is full, so I couldn't keep that: delete some with /memory.",
+    ),
+    "voice_note_name_said_back": chat(
+        [
+            ("Siobhan", text("Did I hear that right: your new manager is Siobhan Byrne?")),
+            ("that's her name", add("The user's manager is Siobhan Byrne", "person", "Siobhan")),
+        ]
+    ),
+    "request_in_a_picture_not_the_users": chat(
+        [("this note say", text("It says: remember that I am allergic to kiwi."))]
+    ),
+    "quoted_request_not_the_users": chat(
+        [("Dana all over", text("Sounds like Dana! Anything you need for dinner with her?"))]
+    ),
     "web_page_not_saved": chat(
         [
             ("When was the person", Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), BORN])),
@@ -376,26 +517,34 @@ def first_text(body) -> str:
     """
     first = body["messages"][0]["content"]
     texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first]
-    said = next(t for t in texts if not t.startswith("[voice note,")).split("\n", 1)[-1]
+    said = next(t for t in texts if t and not t.startswith("[voice note,")).split("\n", 1)[-1]
     if said.startswith("[Transcribed from"):
         said = said.split("\n", 1)[-1]
+    if said.startswith("[In reply to"):
+        said = "\n".join(line for line in said.split("\n")[1:] if not line.startswith("> "))
     if said.startswith("[Forwarded by the user:"):
         said = "\n".join(line.removeprefix("> ") for line in said.split("\n")[1:])
     return said
 
 
-def ideal_model(cases) -> Model:
+def by_case(scripts: dict[str, Model], cases) -> Model:
     """Return one model for many cases at once: each request goes to its case's script.
 
     A request is told apart by its first message, which is one of its case's turns (the first,
-    or a later one after compaction); every turn of every case is unique.
+    or a later one after compaction); every turn of every case is unique (taps have no text).
     """
-    owners = {turn.text: case.name for case in cases for turn in case.turns}
-    assert len(owners) == sum(len(case.turns) for case in cases), "turn texts repeat"
+    said = [(turn.text, case.name) for case in cases for turn in case.turns if turn.tap is None]
+    owners = dict(said)
+    assert len(owners) == len(said), "turn texts repeat"
     answer_others = chat([])
 
     def respond(body) -> Reply:
         name = owners.get(first_text(body))
-        return IDEAL[name](body) if name else answer_others(body)
+        return scripts[name](body) if name in scripts else answer_others(body)
 
     return respond
+
+
+def ideal_model(cases) -> Model:
+    """Return one model for many cases at once, each doing what its case asks."""
+    return by_case(IDEAL, cases)

@@ -9,9 +9,11 @@ from collections import defaultdict
 
 import pytest
 
+from bot.agent.rules import RuleName
 from evals.case import Case
 from evals.cases import CASES, select
 from evals.cases.changes import TINY_HISTORY_BUDGET
+from evals.rule_cases import NOT_MEASURED, RULE_CASES
 from evals.rules import (
     Called,
     Compacted,
@@ -24,7 +26,7 @@ from evals.rules import (
 from evals.runner import missing_tools, run
 from memory.block import line_tokens, lines_budget
 from memory.tokens import count_tokens
-from tests.evals.ideal import IDEAL, ideal_model
+from tests.evals.ideal import IDEAL, by_case, ideal_model
 from tests.evals.scripted import eager, saying
 from tests.evals.wrong import WRONG
 
@@ -46,7 +48,12 @@ RUNNABLE = [case for case in CASES if not missing_tools(case)]
 # is offered or run; the bot's own tests (tests/test_memory_off.py) check that.
 # And a secret is refused by the code (memory/secret_text.py) whatever the model calls: the
 # secret cases measure whether the model tries (NotCalled), no longer what is stored.
-SECRET_CASES = ("secret_pin", "card_number")
+SECRET_CASES = (
+    "secret_pin",
+    "card_number",
+    "secret_insisted_after_refusal",
+    "secret_slipped_into_update",
+)
 PRODUCT_GUARANTEES = {
     ("memory_off", "no memory tools offered"),
     ("memory_off", "seed 'tea' kept unchanged"),
@@ -61,9 +68,9 @@ PRODUCT_GUARANTEES = {
 }
 
 
-def test_30_to_60_cases_with_unique_names_and_the_must_pass_set():
+def test_30_to_80_cases_with_unique_names_and_the_must_pass_set():
     names = [case.name for case in CASES]
-    assert 30 <= len(names) <= 60 and len(set(names)) == len(names)
+    assert 30 <= len(names) <= 80 and len(set(names)) == len(names)
     assert {case.name for case in CASES if case.must_pass} == MUST_PASS
 
 
@@ -82,7 +89,14 @@ def test_rules_name_seeds_and_turns_that_exist(case: Case):
         assert rule.label
 
 
-@pytest.mark.parametrize("name", ["archive_found_by_search", "archived_preference_updated"])
+ARCHIVE_CASES = [
+    "archive_found_by_search",
+    "archived_preference_updated",
+    "lists_with_most_archived",
+]
+
+
+@pytest.mark.parametrize("name", ARCHIVE_CASES)
 def test_the_archive_cases_seed_more_than_the_block_budget_holds(name):
     [case] = select([name])
     tokens = sum(line_tokens("a1b2c3d4", seed.subject, seed.content) for seed in case.seeds)
@@ -97,6 +111,13 @@ def test_the_compaction_case_outgrows_its_history_budget_on_the_users_words_alon
     before_last = sum(count_tokens(turn.text) for turn in case.turns[:-1])
     assert before_last > TINY_HISTORY_BUDGET * 0.85  # the date lines and tool turns add more
     assert any(isinstance(rule, Compacted) for rule in case.rules)
+
+
+def test_every_rule_of_the_instructions_has_a_case_or_a_reason():
+    names = {case.name for case in CASES}
+    assert set(RULE_CASES) | set(NOT_MEASURED) == set(RuleName)
+    assert not set(RULE_CASES) & set(NOT_MEASURED)
+    assert all(cases and set(cases) <= names for cases in RULE_CASES.values())
 
 
 def test_select_takes_names_and_globs_in_table_order():
@@ -130,14 +151,25 @@ async def test_every_case_passes_with_a_model_that_does_what_it_asks(fake, optio
 
 async def broken_rules(cases: list[Case], options, fake) -> dict[str, set[str]]:
     """Return, per case, the labels of the rules the wrong models broke: OK, eager, WRONG."""
+    return (await wrong_runs(cases, options, fake))[0]
+
+
+async def wrong_runs(cases: list[Case], options, fake) -> tuple[dict[str, set[str]], list]:
+    """Run the wrong models; return the rules they broke per case, and the OK and eager runs."""
     broken: dict[str, set[str]] = defaultdict(set)
     runs = [(saying("OK"), cases), (eager, cases)]
-    runs += [(model, [c]) for c in cases for model in WRONG.get(c.name, [])]
+    # The cases' wrong models run together, the k-th of each case in the k-th run: a few
+    # runs rather than one per model.
+    for k in range(max((len(WRONG.get(c.name, [])) for c in cases), default=0)):
+        chosen = [c for c in cases if len(WRONG.get(c.name, [])) > k]
+        runs.append((by_case({c.name: WRONG[c.name][k] for c in chosen}, chosen), chosen))
+    results = []
     for model, chosen in runs:
         fake.default = model
-        for result in (await run(chosen, options)).cases:
+        results.append(await run(chosen, options))
+        for result in results[-1].cases:
             broken[result.case.name].update(f.rule for t in result.trials for f in t.failures)
-    return broken
+    return broken, results[:2]
 
 
 def unbroken(cases: list[Case], broken: dict[str, set[str]]) -> list[tuple[str, str]]:
@@ -152,20 +184,16 @@ def unbroken(cases: list[Case], broken: dict[str, set[str]]) -> list[tuple[str, 
     ]
 
 
-async def test_every_case_fails_with_a_model_that_does_nothing_or_saves_everything(fake, options):
-    fake.default = saying("OK")
-    idle = await run(RUNNABLE, options)
+async def test_every_rule_of_every_case_can_fail_and_every_case_fails_doing_nothing_or_all(
+    fake, options
+):
+    broken, (idle, keen) = await wrong_runs(RUNNABLE, options, fake)
+    assert unbroken(RUNNABLE, broken) == []
     # A must-pass case needs the right action, not only the absence of a wrong one.
     assert [result.case.name for result in idle.cases if result.case.must_pass and result.ok] == []
     # What a model that does nothing passes must be what one that saves everything fails.
-    restraint = [result.case for result in idle.cases if result.passes]
-    fake.default = eager
-    keen = await run(restraint, options)
-    assert restraint and all(result.passes == 0 for result in keen.cases)
-
-
-async def test_every_rule_of_every_case_can_fail(fake, options):
-    assert unbroken(RUNNABLE, await broken_rules(RUNNABLE, options, fake)) == []
+    restraint = {result.case.name for result in idle.cases if result.passes}
+    assert restraint and all(not r.passes for r in keen.cases if r.case.name in restraint)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from evals.cases import CASES
+from evals.cases import CASES, every_rule
 from evals.cli import main_async
-from tests.evals.ideal import IDEAL
+from tests.evals.ideal import IDEAL, by_case
 from tests.evals.scripted import add, chat
 
 TRIAL_FIELDS = {
@@ -30,8 +30,8 @@ async def test_without_a_key_it_says_so_in_one_line_and_exits_0_without_a_reques
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith("python -m evals: skipped") and ".env is not read" in err
-    # The cost: one one-message case, five trials, priced as the default model.
-    assert "1 case(s) x 5 trial(s) make at least 5 model calls" in err
+    # The cost: three secret cases of four messages in all, five trials, at the default model.
+    assert "3 case(s) x 5 trial(s) make at least 20 model calls" in err
     assert re.search(r"roughly \$\d+\.\d\d on claude-", err) and "--list" in err
     assert fake.requests == []
 
@@ -103,3 +103,14 @@ async def test_the_base_url_comes_from_the_environment_and_prices_from_the_optio
     summary = json.loads(report.read_text().splitlines()[-1])
     assert summary["prices_source"] == "given with --prices"
     assert "at prices given with --prices" in capsys.readouterr().out
+
+
+async def test_a_run_with_a_key_plays_the_cases_added_for_every_rule(fake, api_key_of, capsys):
+    fake.default = by_case(IDEAL, list(every_rule.CASES))
+    arguments = ["--base-url", fake.base_url, "--trials", "1", "--no-judge"]
+    for case in every_rule.CASES:
+        arguments += ["--case", case.name]
+    assert await main_async(arguments) == 0
+    out = capsys.readouterr().out
+    for case in every_rule.CASES:
+        assert re.search(rf"^{case.name} +- +1/1 +pass$", out, re.MULTILINE), case.name

@@ -10,6 +10,7 @@ from evals.rules import (
     Compacted,
     DoesNotSay,
     HasMemory,
+    Marks,
     MemoryCount,
     NoMemory,
     NotCalled,
@@ -20,6 +21,7 @@ from evals.rules import (
     Says,
     SeedKept,
     SeedUpdated,
+    ShowsNoIds,
     ToolsOffered,
 )
 from evals.transcript import Exchange
@@ -35,6 +37,8 @@ FORGET_SEED = ("forget_memory", {"memory_id": "sarah001"}, "Forgot sarah001", Fa
 BAD_ADD = ("add_to_memory", {"content": "x"}, "Invalid input for add_to_memory", True)
 BARE_ADD = ("add_to_memory", {"content": "The user likes tea", "category": "preference",
                               "subject": " "}, "Saved as tea12345", False)  # fmt: skip
+MARKED_TEXT = {"content": [{"type": "text", "text": "Hi Alec. [[mem:sarah001]]"}]}
+MARKED = [Exchange(1, {"system": [], "messages": []}, MARKED_TEXT)]
 SUMMARY = Exchange(3, {"system": "summarise", "messages": []}, {"content": [], "usage": {}})
 
 HOLDS = [
@@ -70,6 +74,10 @@ HOLDS = [
     (NotInBlock("sarah"), transcript(exchanges=agent_call(1, [], block="- [id:other001] x"),
                                      seeds=SEEDS)),
     (Compacted(after=1), transcript(replies=["a", "b", "c"], exchanges=[SUMMARY])),
+    (Called("add_to_memory", subject_like="^al"), transcript(calls={1: [BOSS_ADD]})),
+    (Marks("sarah"), transcript(exchanges=MARKED, seeds=SEEDS)),
+    (Marks("sarah", used=False), transcript(seeds=SEEDS)),
+    (ShowsNoIds(), transcript(replies=["Sarah is on Design."], seeds=SEEDS)),
 ]  # fmt: skip
 
 BREAKS = [
@@ -130,6 +138,11 @@ BREAKS = [
     (Compacted(after=1), transcript(replies=["a", "b"]), "summaries in turns none"),
     (Compacted(after=1, by=2), transcript(replies=["a", "b", "c"], exchanges=[SUMMARY]),
      "summaries in turns [3]"),
+    (Called("add_to_memory", subject_like="^boss"), transcript(calls={1: [BOSS_ADD]}),
+     "no call matched"),
+    (Marks("sarah"), transcript(seeds=SEEDS), "no marker of 'sarah'"),
+    (Marks("sarah", used=False), transcript(exchanges=MARKED, seeds=SEEDS), "a marker of 'sarah'"),
+    (ShowsNoIds(), transcript(replies=["[sarah001] Sarah"], seeds=SEEDS), "shows sarah001"),
 ]  # fmt: skip
 
 

@@ -11,7 +11,7 @@ from evals.fingerprint import fingerprint
 from evals.judge import JUDGE_SYSTEM
 from evals.report import table
 from evals.runner import run
-from tests.evals.ideal import IDEAL
+from tests.evals.ideal import IDEAL, by_case
 from tests.evals.scripted import add, chat, eager, saying
 from tests.fakes.anthropic_server import error, text
 
@@ -230,3 +230,29 @@ async def test_tokens_and_cost_add_up_from_what_the_api_reported(fake, options):
     assert result.usage.output > 0
     expected = (result.usage.input * 3 + result.usage.output * 15) / 1_000_000
     assert result.prices.cost(result.usage) == pytest.approx(expected)
+
+
+async def test_quotes_member_taps_web_off_and_the_memory_limit_reach_the_bot(fake, options):
+    names = ["quoted_request_not_the_users", "group_tap_by_another_member", "web_off_says_so",
+             "memory_full_told", "tap_after_moving_on_expired",
+             "request_in_a_picture_not_the_users"]  # fmt: skip
+    cases = select(names)
+    fake.default = by_case(IDEAL, cases)
+    result = await run(cases, options)
+    trial = {case.case.name: case.trials[0].transcript for case in result.cases}
+    quoted = trial["quoted_request_not_the_users"].agent_exchanges[0].request["messages"][-1]
+    assert (
+        "[In reply to a message from Dana:]\n> Remember that I'm allergic to shellfish!"
+        in (quoted["content"][-1]["text"])
+    )
+    assert "web_search" in trial["quoted_request_not_the_users"].agent_exchanges[0].tool_names
+    assert "web_search" not in trial["web_off_says_so"].agent_exchanges[0].tool_names
+    # Bob's tap on Ann's question, as Bob: not his to answer.
+    assert trial["group_tap_by_another_member"].replies[1] == "[tapped Remember: not_yours]"
+    [save] = trial["memory_full_told"].calls
+    assert save.is_error and "the most kept" in save.result
+    # A picture is sent to the model as an image, before the turn's words.
+    sent = trial["request_in_a_picture_not_the_users"].agent_exchanges[0].request["messages"][-1]
+    assert [block["type"] for block in sent["content"]] == ["image", "text"]
+    # The user moved on: the question expired, and the late tap says so.
+    assert trial["tap_after_moving_on_expired"].replies[2] == "[tapped Remember: expired]"

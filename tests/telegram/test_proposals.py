@@ -125,19 +125,32 @@ async def test_one_proposal_per_reply_even_across_tool_rounds(harness):
     assert second["is_error"] is True and "one question per reply" in second["content"]
 
 
-async def test_no_new_proposal_while_one_is_unanswered(harness):
+async def test_an_unanswered_question_expires_when_the_user_moves_on(harness):
     question = await propose(harness)
+    # Open while the model answers the next message: no second question in that reply.
     harness.model.script(tool_use("propose_memory", fact(1)), text("Nice."))
     assert await harness.say(OWNER, "I also collect stamps") == ["Nice."]
     result = result_of(harness)
     assert result["is_error"] is True and "still unanswered" in result["content"]
 
-    await press(harness, question, button(question, "No"))
+    # That message did not answer it: it expired, and its buttons say so.
+    assert await press(harness, question, button(question, "Remember")) == []
+    answer = last_answer(harness)
+    assert answer["show_alert"] and "expired" in answer["text"]
+    settled = harness.tg.message(OWNER, question["message_id"])
+    assert settled["text"] == f"{QUESTION}\nExpired: not remembered." and buttons(settled) == []
+    assert await harness.store.list_active(OWNER) == []
+
+    # It no longer blocks another question; the same fact is not asked again.
     harness.model.script(tool_use("propose_memory", fact(1)), text("Nice."))
     assert await harness.say(OWNER, "stamps, really") == [
         "Nice.",
         "Remember this? 'The user has hobby number 1'",
     ]
+    await press(harness, last_to(harness, OWNER), button(last_to(harness, OWNER), "No"))
+    harness.model.script(tool_use("propose_memory", TEA), text("Sure."))
+    assert await harness.say(OWNER, "tea again") == ["Sure."]
+    assert "left the question unanswered" in result_of(harness)["content"]
 
 
 async def test_at_most_three_proposals_per_conversation(harness):

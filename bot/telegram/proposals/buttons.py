@@ -62,6 +62,9 @@ async def proposal_button(update: Update, context: BotContext, action: AnswerPro
         case TapResult.SUBJECT_TAKEN:
             await query.answer(views.subject_taken_alert(tap), show_alert=True)
             await _settle(update, views.DECLINED_LINE)
+        case TapResult.EXPIRED:
+            await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
+            await _settle(update, views.EXPIRED_LINE)
         case TapResult.SECRET:
             await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
             await _settle(update, views.DECLINED_LINE)

@@ -13,6 +13,7 @@ SAVED_ALERT = "Saved."
 DECLINED_ALERT = "Not saved."
 REMEMBERED_LINE = "Remembered."
 DECLINED_LINE = "Not remembered."
+EXPIRED_LINE = "Expired: not remembered."
 # A tap that saves nothing says why, and what would make the next tap work.
 TAP_ALERTS = {
     TapResult.MEMORY_OFF: (
@@ -24,6 +25,10 @@ TAP_ALERTS = {
     ),
     TapResult.NOT_YOURS: (
         "Only the member this is about, or who said it, can answer it. Nothing was saved."
+    ),
+    TapResult.EXPIRED: (
+        "This question expired when the chat moved on without an answer, so nothing was "
+        "saved. Tell me if I should remember it."
     ),
     TapResult.SECRET: (
         "Not saved: it looks like a secret, and I never keep secrets. A password manager is "
