@@ -1,0 +1,1 @@
+"""The Mini App in Telegram: the server it shares with the webhook, its button, its notices."""

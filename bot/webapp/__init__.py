@@ -1,0 +1,1 @@
+"""The Mini App: its HTTP API and static page, on the same services as the chat commands."""
