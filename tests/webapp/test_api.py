@@ -98,9 +98,9 @@ async def test_bodies_over_the_limit_and_bad_input_are_refused(app):
     item = await app.store.add(OWNER, "Alice lives in Lisbon", Category.CONTEXT)
     status, _ = await app.call("POST", f"memories/{item.id}/edit", data=b"x" * 20_000)
     assert status == 413
-    status, body = await app.call("POST", f"memories/{item.id}/edit", json={"content": "no"})
+    status, _ = await app.call("POST", f"memories/{item.id}/edit", json={"content": "no"})
     assert status == 400
-    status, body = await app.call("POST", f"memories/{item.id}/edit", data=b"{not json")
+    status, _ = await app.call("POST", f"memories/{item.id}/edit", data=b"{not json")
     assert status == 400
     status, _ = await app.call("GET", "search?q=" + "a" * 500)
     assert status == 400
