@@ -43,6 +43,7 @@ OWNER = 111
 OTHER = 222  # allowed too: another owner whose data OWNER must never reach
 STRANGER = 333  # signed by Telegram, not in ALLOWED_USER_IDS
 PATH = "/app"
+ALLOWED = frozenset({OWNER, OTHER})
 
 
 def init_data(user_id: int, token: str = TOKEN, auth_date: int | None = None, **extra: str) -> str:
@@ -109,7 +110,9 @@ class App:
 
 
 @asynccontextmanager
-async def running_app(sessionmaker, per_user: int = 300, refused: int = 20) -> AsyncIterator[App]:
+async def running_app(
+    sessionmaker, per_user: int = 300, refused: int = 20, allowed: frozenset[int] = ALLOWED
+) -> AsyncIterator[App]:
     """Serve the app on the test database at a loopback port; yield it."""
     store, told, clock = MemoryStore(sessionmaker), Recorder(), Clock()
 
@@ -121,7 +124,7 @@ async def running_app(sessionmaker, per_user: int = 300, refused: int = 20) -> A
     services = AppServices(control, batches, ReminderTools(reminders, 50), "UTC", told)
     access = Access(
         secret_key(TOKEN),
-        frozenset({OWNER, OTHER}),
+        allowed,
         utcnow,
         RateLimit(per_user, 60, clock),
         RateLimit(refused, 60, clock),
