@@ -25,6 +25,7 @@ from tests.perf import (
     bench_files,
     bench_flood,
     bench_format,
+    bench_miniapp,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -60,6 +61,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "web": bench_web.run,
     "sources": bench_sources.run,
     "recall": bench_recall.run,
+    "miniapp": bench_miniapp.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}
