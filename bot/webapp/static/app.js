@@ -235,6 +235,9 @@ async function loadBatches() {
   backButton(null);
   mainButton(null);
   const data = await api("batches");
+  // Lines name memories by id: show their words where the memory is still there.
+  const listed = await api("memories");
+  const words = new Map([...listed.memories, ...listed.deleted].map((item) => [item.id, item.content]));
   const rows = data.batches.map((batch) => {
     const redo = batch.kind === "revert";
     const title = (redo ? "Undo all of #" + batch.reverts_id : batch.kind === "tidy" ? "Tidy pass" : "Import") + " #" + batch.id;
@@ -242,7 +245,7 @@ async function loadBatches() {
       el("div", { class: "subject" }, title + (batch.undone ? " · undone" : "")),
       el("div", { class: "meta" }, batch.created_at.slice(0, 16).replace("T", " ")),
       el("ul", { class: "list" }, batch.lines.map((line) => el("li", { class: "meta" },
-        line.effect + " [" + line.memory_id + "]" + (line.reason ? ": " + line.reason : "")))),
+        line.effect + ": " + (words.get(line.memory_id) || "[" + line.memory_id + "]") + (line.reason ? " (" + line.reason + ")" : "")))),
       batch.undone ? null : el("div", { class: "actions" }, el("button", {
         class: "act secondary", onclick: () => run(() => revert(batch.id, redo)),
       }, redo ? "Redo all" : "Undo all")));
