@@ -43,11 +43,6 @@ class RateLimit:
     clock: Callable[[], float]
     _seen: OrderedDict[object, tuple[float, int]] = field(default_factory=OrderedDict)
 
-    def over(self, key: object) -> bool:
-        """Tell whether key used up its requests in the current window, without counting."""
-        start, count = self._seen.get(key, (0.0, 0))
-        return count >= self.limit and self.clock() - start < self.window
-
     def allow(self, key: object) -> bool:
         """Count one request for key; tell whether it is within the limit."""
         now = self.clock()
@@ -71,9 +66,9 @@ class Access:
     refused: RateLimit  # failed sign-ins, per address
 
 
-def _error(status: int, message: str) -> web.Response:
-    """Return a JSON error with safe headers."""
-    return web.json_response({"error": message}, status=status, headers=SAFE_HEADERS)
+def _error(status: int, message: str, reason: str | None = None) -> web.Response:
+    """Return a JSON error with safe headers; reason is the status line's, for the log."""
+    return web.json_response({"error": message}, status=status, reason=reason, headers=SAFE_HEADERS)
 
 
 def _owner(request: web.Request, access: Access) -> int | web.Response:
@@ -84,9 +79,8 @@ def _owner(request: web.Request, access: Access) -> int | web.Response:
     try:
         user = validate(header.removeprefix(AUTH_SCHEME), access.key, access.now())
     except InitDataError as error:
-        # The reason only: the initData and its hash are bearer secrets.
-        logger.info("mini app sign-in refused: %s", error)
-        return _error(401, "sign-in refused")
+        # The reason only, never the initData: it and its hash are bearer secrets.
+        return _error(401, "sign-in refused", str(error))
     if user.id not in access.allowed:
         return _error(403, "not allowed")
     return user.id
@@ -101,11 +95,13 @@ def guard(access: Access) -> Middleware:
             return _error(413, "request too large")
         if request.method == "POST" and request.content_length is None and request.body_exists:
             return _error(411, "length required")
-        if access.refused.over(request.remote):
-            return _error(429, "too many requests")
         owner = _owner(request, access)
         if isinstance(owner, web.Response):
-            access.refused.allow(request.remote)
+            # Past the limit a failure is answered without a log line. A signed-in user is
+            # never refused for a stranger's failures, even behind the same proxy.
+            if not access.refused.allow(request.remote):
+                return _error(429, "too many requests")
+            logger.info("mini app sign-in refused: %s", owner.reason)
             return owner
         if not access.per_user.allow(owner):
             return _error(429, "too many requests")

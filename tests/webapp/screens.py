@@ -47,7 +47,6 @@ async def main(folder: Path) -> None:
     """Write memories.png, memory.png, reminders.png and batches.png into folder."""
     from playwright.async_api import async_playwright
 
-    folder.mkdir(parents=True, exist_ok=True)
     url = sqlite_url(Path(tempfile.mkdtemp()) / "screens.db")
     await upgrade_database_async(url)
     engine = create_engine(url)
@@ -76,4 +75,6 @@ async def main(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images")))
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images")
+    target.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main(target))

@@ -1,5 +1,6 @@
 """The Mini App's API over HTTP on both engines: sign-in, ownership, sizes, rates, every change."""
 
+import logging
 import time
 
 import pytest
@@ -26,7 +27,8 @@ async def app(sessionmaker):
         yield running
 
 
-async def test_every_call_needs_fresh_initdata_signed_for_this_bot_and_an_allowed_user(app):
+async def test_every_call_needs_fresh_initdata_signed_for_this_bot_and_an_allowed_user(app, caplog):
+    caplog.set_level(logging.INFO, logger="bot.webapp")
     await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
     forged = init_data(OWNER).replace("hash=", "hash=0")
     other_bot = init_data(OWNER, token="999:another-bot")
@@ -46,6 +48,10 @@ async def test_every_call_needs_fresh_initdata_signed_for_this_bot_and_an_allowe
         status, body = await app.call("GET", "memories", headers=headers)
         assert status == 401, headers
         assert "tea" not in str(body)
+    # Each refusal is logged with its reason, never with the initData or its hash.
+    assert "signature does not match" in caplog.text
+    assert "expired" in caplog.text
+    assert "hash=" not in caplog.text and forged.split("hash=")[1] not in caplog.text
     status, body = await app.call("GET", "memories", user=STRANGER)
     assert status == 403
     assert "tea" not in str(body)
@@ -116,10 +122,13 @@ async def test_requests_and_failed_sign_ins_are_rate_limited(sessionmaker):
         assert (await app.call("GET", "memories", user=OTHER))[0] == 200
         for _ in range(3):
             assert (await app.call("GET", "memories", user=None))[0] == 401
-        # The address is refused now, even with good initData, until the window passes.
-        assert (await app.call("GET", "memories", user=OTHER))[0] == 429
+        # Past the limit, failures from the address get 429 (and no log line)...
+        assert (await app.call("GET", "memories", user=None))[0] == 429
+        # ...but a stranger's failures never lock out a signed-in user at the same address.
+        assert (await app.call("GET", "memories", user=OTHER))[0] == 200
         app.clock.now += 61
         assert (await app.call("GET", "memories"))[0] == 200
+        assert (await app.call("GET", "memories", user=None))[0] == 401
 
 
 async def test_edit_delete_undo_pin_restore_each_a_version_and_announced(app):
