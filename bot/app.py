@@ -14,6 +14,7 @@ from bot.telegram.chat.downloads import TelegramFiles
 from bot.telegram.context import BotApplication, BotContext, BotData
 from bot.telegram.erase import commands as delete_data
 from bot.telegram.memories import commands as memory_commands
+from bot.telegram.miniapp import setup as mini_app
 from bot.telegram.reminders import commands as reminders
 from bot.telegram.runtime.cooldown import Clock
 from bot.telegram.runtime.processing import PerChatUpdateProcessor
@@ -69,6 +70,7 @@ def equip(
     source = TelegramFiles(application.bot)
     application.bot_data.services = build_services(settings, source, clocks=clocks)
     register(application, clock)
+    mini_app.install(application, settings, clock)
     return application
 
 

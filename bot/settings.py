@@ -57,6 +57,11 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "0.0.0.0"
     port: int | None = Field(default=None, ge=1, le=65535)
+    # The Mini App (docs/mini-app.md): its public https address; unset, there is no app. In
+    # webhook mode it shares the webhook's port; when polling, it listens on MINI_APP_PORT.
+    mini_app_url: str | None = None
+    mini_app_port: int | None = Field(default=None, ge=1, le=65535)
+    mini_app_listen: str = "127.0.0.1"
     log_level: str = "INFO"
     timezone: str = "UTC"
     # Every number has a sane upper bound, so a typo stops start-up instead of a crash later.
@@ -145,6 +150,8 @@ class Settings(BaseSettings):
     @field_validator(
         "webhook_url",
         "webhook_secret",
+        "mini_app_url",
+        "mini_app_port",
         "conversation_retention_days",
         *TRANSCRIPTION_FIELDS,
         *EMBEDDINGS_FIELDS,
@@ -167,6 +174,30 @@ class Settings(BaseSettings):
         if parts.query or parts.fragment:
             raise ValueError("must not have a query or fragment")
         return value.strip()
+
+    @field_validator("mini_app_url")
+    @classmethod
+    def _mini_app_url_shape(cls, value: str | None) -> str | None:
+        """Require the https address Telegram opens the Mini App at (it allows no other)."""
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme != "https" or not parts.hostname:
+            raise ValueError(
+                "must be the app's public https URL, like https://my-bot.example.com/app"
+            )
+        if parts.query or parts.fragment:
+            raise ValueError("must not have a query or fragment")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _mini_app_has_a_port(self) -> Self:
+        """Refuse a Mini App with nowhere to listen: polling needs MINI_APP_PORT."""
+        if self.mini_app_url and self.webhook_url is None and self.mini_app_port is None:
+            raise ValueError(
+                "MINI_APP_URL needs MINI_APP_PORT when polling (or WEBHOOK_URL, to share its port)"
+            )
+        return self
 
     @field_validator("webhook_secret")
     @classmethod

@@ -5,9 +5,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from memory.budget import BlockUsage
-from memory.export import ExportPart, export_parts
+from memory.export import ExportPart, export_document, export_json, export_parts
+from memory.export_markdown import markdown_export
 from memory.ids import is_memory_id
-from memory.items import MemoryItem, MemoryNotFound, MemoryRecord, UndoResult
+from memory.items import (
+    ForgetMemory,
+    MemoryChange,
+    MemoryItem,
+    MemoryNotFound,
+    MemoryRecord,
+    UndoResult,
+    UpdateMemory,
+)
 from memory.models import utcnow
 from memory.search_index import CANDIDATES
 from memory.store import MemoryStore
@@ -54,6 +63,10 @@ class MemoryControl:
         # blocks); the model's own writes reach it through its tool results instead.
         self._on_change = on_change
 
+    async def changed(self, owner_id: int) -> None:
+        """Show a change made beside this control (a batch's Undo all) from the next turn."""
+        await self._on_change(owner_id)
+
     async def overview(self, owner_id: int) -> MemoryOverview:
         """Return what /memory shows: the memories, which are in the block, and the switch."""
         items = await self._store.list_active(owner_id)
@@ -70,6 +83,20 @@ class MemoryControl:
         item = await self._store.delete(owner_id, memory_id)
         await self._on_change(owner_id)
         return item
+
+    async def edit(self, owner_id: int, memory_id: str, content: str) -> MemoryChange:
+        """Give a memory new content as a new version, logged for Undo (the Mini App's edit)."""
+        _check_id(memory_id)
+        change = await self._store.apply_undoable(owner_id, UpdateMemory(memory_id, content))
+        await self._on_change(owner_id)
+        return change
+
+    async def forget(self, owner_id: int, memory_id: str) -> MemoryChange:
+        """Forget one memory, logged for Undo (the Mini App's delete)."""
+        _check_id(memory_id)
+        change = await self._store.apply_undoable(owner_id, ForgetMemory(memory_id))
+        await self._on_change(owner_id)
+        return change
 
     async def restore(self, owner_id: int, memory_id: str) -> MemoryItem:
         """Bring back a deleted memory."""
@@ -123,6 +150,15 @@ class MemoryControl:
             total=len(records),
             deleted=sum(record.item.deleted_at is not None for record in records),
         )
+
+    async def export_download(self, owner_id: int, markdown: bool) -> bytes:
+        """Return the whole export as one file: JSON with every version, or Markdown."""
+        if markdown:
+            return markdown_export(await self._store.list_active(owner_id), utcnow())
+        records = await self._store.export(owner_id)
+        enabled = await self._switch.is_on(owner_id)
+        document = export_document(owner_id, records, utcnow(), enabled)
+        return await asyncio.to_thread(export_json, document)
 
     async def set_enabled(self, owner_id: int, enabled: bool) -> bool:
         """Turn memory on or off for the owner; tell whether that changed anything."""

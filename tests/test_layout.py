@@ -19,6 +19,7 @@ BELOW_WIRING = (
     "bot.upkeep",
     "bot.conversations",
     "bot.reminders",
+    "bot.webapp",
 )
 
 
@@ -50,6 +51,13 @@ def forbidden_for(module: str) -> tuple[str, ...]:
         rules.append("bot.agent")
     if module.startswith("bot.agent"):
         rules.append("bot.upkeep")
+    if module.startswith("bot.webapp"):
+        # The Mini App calls the memory and reminder services, as the commands do, and no more.
+        rules += ["bot.agent", "bot.media", "bot.upkeep", "bot.conversations"]
+    if module.startswith(("bot.agent", "bot.conversations", "bot.media", "bot.reminders")):
+        rules.append("bot.webapp")
+    if module.startswith("bot.upkeep"):
+        rules.append("bot.webapp")
     return tuple(rules)
 
 
@@ -122,6 +130,12 @@ def test_every_module_keeps_to_its_layer():
         ("bot.conversations.store", "from bot.upkeep.erasure import DataEraser"),
         ("bot.reminders.due", "from bot.media.file_cache import FileCache"),
         ("bot.reminders.due", "from bot.upkeep.tidy import TidyService"),
+        ("bot.webapp.memories_api", "from bot.telegram.ui import View"),
+        ("bot.webapp.server", "import telegram"),
+        ("bot.webapp.server", "from bot.app import build_application"),
+        ("bot.webapp.memories_api", "from bot.agent.loop import Agent"),
+        ("bot.agent.loop", "from bot.webapp.server import mini_app"),
+        ("bot.reminders.due", "from bot.webapp.events import Event"),
     ],
 )
 def test_a_forbidden_import_is_caught(module, source):
@@ -142,6 +156,8 @@ def test_a_forbidden_import_is_caught(module, source):
         ("bot.agent.loop", "from bot.media.attachments import Files"),
         ("bot.upkeep.erasure", "from bot.media.file_cache import FileCache"),
         ("bot.telegram.tidy.commands", "from bot.upkeep.tidy import TidyService"),
+        ("bot.telegram.miniapp.setup", "from bot.webapp.server import mini_app"),
+        ("bot.webapp.more_api", "from bot.reminders.store import ReminderStore"),
     ],
 )
 def test_an_allowed_import_passes(module, source):

@@ -13,6 +13,7 @@ from tests.builders import private_message
 from tests.fakes.anthropic_server import paced, text
 from tests.harness import OWNER
 from tests.process import BotProcess, bot_environment
+from tests.webapp.support import init_data
 
 
 def settings(**values) -> Settings:
@@ -86,6 +87,18 @@ async def post(tg, url: str, update: dict, secret: str | None = None) -> int:
                 await asyncio.sleep(0.05)
 
 
+async def mini_app_on_the_same_port(app_url: str, signed: dict[str, str]) -> None:
+    """Check the Mini App answers beside the webhook: its page, and its API behind sign-in."""
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{app_url}/") as page:
+            assert page.status == 200
+            assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        async with session.get(f"{app_url}/api/memories") as unsigned:
+            assert unsigned.status == 401
+        async with session.get(f"{app_url}/api/memories", headers=signed) as listed:
+            assert (listed.status, (await listed.json())["memories"]) == (200, [])
+
+
 async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_secret(
     fakes, empty_database_url, tmp_path
 ):
@@ -98,6 +111,8 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
         WEBHOOK_URL=f"http://127.0.0.1:{port}",
         WEBHOOK_LISTEN="127.0.0.1",
         PORT=str(port),
+        # The Mini App shares the webhook's port (docs/mini-app.md).
+        MINI_APP_URL="https://memory.example.test/app",
     )
     env.pop("WEBHOOK_SECRET", None)
     bot = await BotProcess(env, tmp_path).start()
@@ -126,6 +141,8 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
         assert await post(tg, endpoint, tg.press_stop(OWNER, webhook=True)) == 200
         [_, stopped] = await tg.wait_for_messages(OWNER, count=2, timeout=60)
         assert stopped["result"]["text"].endswith("(stopped)") and model.closed_early
+        signed = {"Authorization": "tma " + init_data(OWNER, token=tg.token)}
+        await mini_app_on_the_same_port(f"http://127.0.0.1:{port}/app", signed)
     finally:
         code = await bot.stop()
     assert code == 0, bot.output
@@ -134,5 +151,25 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
     assert len(model.requests) == 2
     assert model.requests[0]["messages"][-1]["content"][-1]["text"].endswith("hi")
     assert not any(name == "getUpdates" for name, _ in tg.calls)
-    for secret in (tg.token, model.api_key, expected_secret):
+    for secret in (tg.token, model.api_key, expected_secret, signed["Authorization"][4:]):
         assert secret not in bot.output
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [
+        ({"mini_app_url": "http://memory.example.test/app"}, "MINI_APP_URL must be"),
+        ({"mini_app_url": "https://memory.example.test/app"}, "MINI_APP_URL needs MINI_APP_PORT"),
+    ],
+)
+def test_a_mini_app_url_must_be_https_and_have_somewhere_to_listen(monkeypatch, values, error):
+    for name, value in values.items():
+        monkeypatch.setenv(name.upper(), value)
+    with pytest.raises(SettingsError, match=error):
+        load_settings(_env_file=None, telegram_bot_token="1:t", anthropic_api_key="k")
+
+
+def test_a_mini_app_with_a_webhook_or_a_port_is_fine():
+    assert settings(mini_app_url="https://m.test", mini_app_port=8080).mini_app_port == 8080
+    assert settings(mini_app_url="https://m.test/x", webhook_url="https://m.test").mini_app_url
+    assert settings().mini_app_url is None

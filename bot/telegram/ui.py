@@ -11,6 +11,7 @@ from telegram import (
     MaybeInaccessibleMessage,
     Message,
     Update,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
@@ -37,6 +38,8 @@ class Button:
 
     label: str
     data: str
+    # A Mini App's URL: the button opens it (private chats only) instead of calling back.
+    web_app: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,14 @@ def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
     """Turn button rows into Telegram's inline keyboard, or None for no buttons."""
     if not rows:
         return None
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
-    )
+    return InlineKeyboardMarkup([[_inline(button) for button in row] for row in rows])
+
+
+def _inline(button: Button) -> InlineKeyboardButton:
+    """Turn one button into Telegram's: a Mini App's, or one that calls back."""
+    if button.web_app is not None:
+        return InlineKeyboardButton(button.label, web_app=WebAppInfo(button.web_app))
+    return InlineKeyboardButton(button.label, callback_data=button.data)
 
 
 def editable(message: MaybeInaccessibleMessage | None) -> TypeGuard[Message]:

@@ -7,6 +7,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from memory.batches.apply import apply_line, record_steps
+from memory.batches.listing import BatchSummary, applied_batches
 from memory.batches.revert import revert_batch
 from memory.batches.values import (
     Batch,
@@ -188,6 +189,10 @@ class BatchStore:
                 # A pass's fingerprint is of what it left: the next pass sees the change.
                 batch.digest = None
             return reverted
+
+    async def applied(self, owner_id: int) -> list[BatchSummary]:
+        """Return the owner's applied batches, newest first, with what each did."""
+        return await applied_batches(self._sessionmaker, owner_id)
 
     async def owners_with_memories(self) -> list[int]:
         """Return every owner with an active memory."""

@@ -26,6 +26,7 @@ from tests.perf import (
     bench_flood,
     bench_format,
     bench_native,
+    bench_miniapp,
     bench_overhead,
     bench_process,
     bench_prompt,
@@ -62,6 +63,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "sources": bench_sources.run,
     "native": bench_native.run,
     "recall": bench_recall.run,
+    "miniapp": bench_miniapp.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}

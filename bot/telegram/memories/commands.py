@@ -14,6 +14,7 @@ from bot.telegram.erase import texts as delete_texts
 from bot.telegram.imports.commands import import_memories
 from bot.telegram.memories import texts
 from bot.telegram.memories.markdown_export import MARKDOWN_WORDS, export_markdown
+from bot.telegram.miniapp.button import with_open_button
 from bot.telegram.tidy.commands import tidy_memories
 from bot.telegram.tidy.texts import batch_notes
 from bot.telegram.ui import View, send_view
@@ -38,8 +39,9 @@ async def _memory_id(update: Update, context: BotContext, subcommand: str) -> st
 
 
 async def page_view(update: Update, context: BotContext, page: int) -> View:
-    """Render a page of the owner's memories as they are now."""
-    return memory_page(await context.services.memory_control.overview(owner_id(update)), page)
+    """Render a page of the owner's memories as they are now, with the app's Open button."""
+    view = memory_page(await context.services.memory_control.overview(owner_id(update)), page)
+    return with_open_button(view, update, context.services.settings, "memories")
 
 
 # A subcommand given an unknown id raises MemoryNotFound; memory_command answers it.

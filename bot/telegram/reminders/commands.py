@@ -23,6 +23,7 @@ from bot.telegram.chat.filters import NEW_MESSAGES
 from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.chat.sending import send_html
 from bot.telegram.context import BotApplication, BotContext, Services, owner_id
+from bot.telegram.miniapp.button import with_open_button
 from bot.telegram.reminders import notices, views
 from bot.telegram.reminders.views import Press
 from bot.telegram.runtime.processing import lanes
@@ -166,6 +167,7 @@ def _store(context: BotContext) -> ReminderStore:
 async def reminders_command(update: Update, context: BotContext) -> None:
     """Show the next reminders, each with a Cancel button."""
     view = await _page(context, owner_id(update), 1)
+    view = with_open_button(view, update, context.services.settings, "reminders")
     await send_view(context.bot, place_of(update), view)
 
 

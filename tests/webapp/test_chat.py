@@ -1,0 +1,79 @@
+"""The Mini App beside a polling bot: the Open button, its own port, changes told in chat."""
+
+import socket
+
+import aiohttp
+
+from bot.telegram.ui import Button, View, markup
+from memory.categories import Category
+from tests.buttons import last_to, press
+from tests.harness import OWNER
+from tests.webapp.support import auth
+
+GROUP = -100123
+PUBLIC = "https://memory.example.test/app"
+
+
+def free_port() -> int:
+    """Return a loopback port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def web_apps(message) -> list[tuple[str, str]]:
+    """Return (label, URL) of a message's Mini App buttons."""
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard", [])
+    return [(b["text"], b["web_app"]["url"]) for row in rows for b in row if "web_app" in b]
+
+
+async def test_open_button_app_port_and_a_change_announced_with_a_working_undo(start_bot):
+    port = free_port()
+    harness = await start_bot(mini_app_url=PUBLIC, mini_app_port=port)
+    item = await harness.store.add(OWNER, "Alice works at Acme", Category.CONTEXT)
+    await harness.say(OWNER, "/memory")
+    assert web_apps(last_to(harness, OWNER)) == [("Open", f"{PUBLIC}/?tab=memories")]
+    await harness.say(OWNER, "/reminders")
+    assert web_apps(last_to(harness, OWNER)) == [("Open", f"{PUBLIC}/?tab=reminders")]
+    # Telegram allows Mini App buttons in private chats only: a group's /memory has none.
+    await harness.say(GROUP, "/memory", chat_type="supergroup")
+    assert web_apps(last_to(harness, GROUP)) == []
+
+    token = harness.tg.token
+    url = f"http://127.0.0.1:{port}/app/api/memories/{item.id}/edit"
+    async with aiohttp.ClientSession() as session:
+        body = {"content": "Alice works at Globex"}
+        async with session.post(url, json=body, headers=auth(OWNER, token=token)) as response:
+            assert response.status == 200
+    notice = await harness.tg.wait_for_messages(OWNER, timeout=10)
+    assert "In the app:" in notice[-1]["result"]["text"]
+    data = [
+        b["callback_data"]
+        for row in last_to(harness, OWNER)["reply_markup"]["inline_keyboard"]
+        for b in row
+    ]
+    [undo] = data
+    await press(harness, last_to(harness, OWNER), undo)
+    assert (await harness.store.find(OWNER, item.id)).content == "Alice works at Acme"
+    await harness.stop()
+    # Stopping the updater closes the app's port with it.
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.get(f"http://127.0.0.1:{port}/app/"):
+                raise AssertionError("the app still answers after the stop")
+        except aiohttp.ClientConnectionError:
+            pass
+
+
+async def test_without_mini_app_url_there_is_no_button(harness):
+    await harness.say(OWNER, "/memory")
+    assert web_apps(last_to(harness, OWNER)) == []
+
+
+def test_a_web_app_button_opens_the_app_instead_of_calling_back():
+    keyboard = markup(((Button("Open", "", web_app=f"{PUBLIC}/"),),))
+    assert keyboard is not None
+    [[button]] = keyboard.inline_keyboard
+    assert button.web_app is not None and button.web_app.url == f"{PUBLIC}/"
+    assert button.callback_data is None
+    assert View("x").buttons == ()
