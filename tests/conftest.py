@@ -28,6 +28,28 @@ from tests import pg
 from tests.builders import sqlite_url
 
 ENGINES = ("sqlite", "postgres")
+# The files whose tests take longest (processes, migration walks, benchmarks), with about the
+# seconds one of their tests takes on a quiet machine. Each worker starts with its share of
+# them, so none is left running one alone at the end (see order_for_workers).
+SLOW_FILES = {
+    "tests/test_migration_walk.py": 30,
+    "tests/perf/test_smoke.py": 20,
+    "tests/evals/test_cases.py": 20,
+    "tests/test_restarts.py": 15,
+    "tests/test_engines.py": 10,
+    "tests/test_shutdown.py": 10,
+    "tests/reminders/test_delivery_process.py": 10,
+    "tests/test_db_outage.py": 8,
+    "tests/test_process.py": 6,
+    "tests/test_process_account.py": 6,
+    "tests/test_database_url.py": 4,
+    "tests/test_webhook.py": 4,
+    "tests/test_migration_repair.py": 4,
+    "tests/test_search_isolation.py": 4,
+    "tests/test_alembic_cli.py": 3,
+    "tests/test_backup.py": 3,
+    "tests/test_backup_urls.py": 3,
+}
 # The fixture every end-to-end test uses, directly or through another fixture.
 END_TO_END_FIXTURE = "start_bot"
 
@@ -75,6 +97,41 @@ def pytest_generate_tests(metafunc) -> None:
         # As a mark, which pytest applies instead of the fixture's own params.
         only = pytest.mark.parametrize("database_url", ENGINE_PARAMS[:1], indirect=True)
         metafunc.definition.add_marker(only)
+
+
+def order_for_workers(items: list, workers: int) -> list:
+    """Order items so each worker's first share (xdist worksteal's split) starts with slow ones.
+
+    worksteal hands the workers consecutive shares of the collection and lets an idle worker
+    take the tail of a busy one's queue, so a slow test at the head of each share starts at
+    once, and the quick ones fill in around it.
+    """
+    weight = {item: SLOW_FILES.get(item.nodeid.split("::")[0], 0) for item in items}
+    slow = sorted((item for item in items if weight[item]), key=weight.get, reverse=True)
+    quick = [item for item in items if not weight[item]]
+    shares: list[list] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for item in slow:  # the heaviest first, each to the lightest share so far
+        lightest = loads.index(min(loads))
+        shares[lightest].append(item)
+        loads[lightest] += weight[item]
+    # The sizes worksteal gives: of what is left, an equal part to each worker in turn.
+    ordered: list = []
+    left = len(items)
+    for index, share in enumerate(shares):
+        size = left // (workers - index)
+        left -= size
+        fill = max(0, size - len(share))
+        ordered += share + quick[:fill]
+        quick = quick[fill:]
+    return ordered + quick
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Start the slow tests first, spread over the xdist workers."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers > 1:
+        items[:] = order_for_workers(items, workers)
 
 
 def _check_selected(engine_name: str) -> None:

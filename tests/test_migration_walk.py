@@ -13,10 +13,11 @@ import sqlite3
 import sys
 from contextlib import closing
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 from alembic.script import ScriptDirectory
-from sqlalchemy import MetaData, Table, inspect, select
+from sqlalchemy import Column, MetaData, Table, inspect, select
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,11 +25,16 @@ from alembic import command
 from bot.migrations import MigrationError, alembic_config, downgrade_engine, upgrade_engine
 from memory.db import create_engine
 from memory.models import is_search_object
-from tests.test_engines import HEAD, ROOT, _revisions, _run, _schema
+from tests import pg
+from tests.builders import sqlite_url
+from tests.test_engines import HEAD, ROOT, _run, _schema
 
 AT = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 LATER = datetime(2026, 11, 21, 18, 5, tzinfo=UTC)
 TEXT = [{"type": "text", "text": "Alec is my boss by the way"}]
+VERSIONS = "SELECT version_num FROM alembic_version"
+# Each table's column names and its rows in primary key order.
+Contents = dict[str, tuple[tuple[str, ...], list[tuple]]]
 
 # Revision -> table -> rows inserted right after upgrading to that revision, with its columns.
 SEEDS: dict[str, dict[str, list[dict]]] = {
@@ -265,19 +271,32 @@ REVISIONS = [
 ]
 
 
-def _contents(connection: Connection) -> dict[str, tuple[tuple[str, ...], list[tuple]]]:
+def _contents(connection: Connection) -> Contents:
     """Return each table's column names and its rows in primary key order."""
+    inspector = inspect(connection)
+    # The full-text indexes hold what the other tables hold, in the engine's own form.
+    names = [
+        name
+        for name in inspector.get_table_names()
+        if name != "alembic_version" and not is_search_object(name)
+    ]
+    if not names:
+        return {}
+    # The columns with their types and the primary keys, in one query each for all tables on
+    # Postgres: reading the rows needs no indexes or constraints, which autoloading reads too.
+    columns = inspector.get_multi_columns(filter_names=names)
+    keys = inspector.get_multi_pk_constraint(filter_names=names)
     contents = {}
-    for name in inspect(connection).get_table_names():
-        # The full-text indexes hold what the other tables hold, in the engine's own form.
-        if name == "alembic_version" or is_search_object(name):
-            continue
-        table = Table(name, MetaData(), autoload_with=connection)
+    for name in names:
+        table = Table(
+            name, MetaData(), *(Column(c["name"], c["type"]) for c in columns[(None, name)])
+        )
         # A turn's search text is its words in the index's spelling, which 0009 changes.
         kept = [
             c for c in table.columns if c.name != "search_text" and not is_search_object(c.name)
         ]
-        rows = connection.execute(select(*kept).order_by(*table.primary_key.columns))
+        order = [table.c[c] for c in keys[(None, name)]["constrained_columns"]]
+        rows = connection.execute(select(*kept).order_by(*order))
         contents[name] = (tuple(rows.keys()), [tuple(row) for row in rows])
     return contents
 
@@ -288,12 +307,29 @@ def _seed(connection: Connection, tables: dict[str, list[dict]]) -> None:
         connection.execute(Table(name, MetaData(), autoload_with=connection).insert(), rows)
 
 
-async def _read(engine: AsyncEngine) -> tuple[dict, dict]:
+def _contents_and_schema(connection: Connection) -> tuple[Contents, dict]:
+    """Return the database's contents and its schema, leaving out Alembic's own table."""
+    schema = _schema(connection)
+    schema.pop("alembic_version", None)
+    return _contents(connection), schema
+
+
+async def _read(engine: AsyncEngine) -> tuple[Contents, dict]:
     """Return the database's contents and its schema, leaving out Alembic's own table."""
     async with engine.connect() as connection:
-        contents, schema = await connection.run_sync(_contents), await connection.run_sync(_schema)
-    schema.pop("alembic_version", None)
-    return contents, schema
+        return await connection.run_sync(_contents_and_schema)
+
+
+async def _read_contents(engine: AsyncEngine) -> Contents:
+    """Return the database's contents."""
+    async with engine.connect() as connection:
+        return await connection.run_sync(_contents)
+
+
+async def _versions(engine: AsyncEngine) -> list[str]:
+    """Return the revisions Alembic's table records."""
+    async with engine.connect() as connection:
+        return list((await connection.exec_driver_sql(VERSIONS)).scalars())
 
 
 def _assert_kept(before: dict, after: dict, step: str, *, upgrade: bool) -> None:
@@ -312,34 +348,69 @@ def _assert_kept(before: dict, after: dict, step: str, *, upgrade: bool) -> None
         ], f"{step} changed the rows of {name}"
 
 
-async def _walk_up(engine: AsyncEngine, url: str, schemas: dict[str, dict]) -> None:
-    """Upgrade one revision at a time from base, seeding each, checking nothing is lost."""
-    schemas.setdefault("base", (await _read(engine))[1])
+async def _walk_up(engine: AsyncEngine, schemas: dict[str, dict]) -> Contents:
+    """Upgrade one revision at a time from base, seeding each, checking nothing is lost.
+
+    Return the contents at head. Each step's contents before it are the previous step's after
+    its seeding: nothing runs in between, so they are not read twice.
+    """
+    before, schema = await _read(engine)
+    schemas.setdefault("base", schema)
     for revision in REVISIONS:
-        before, _ = await _read(engine)
         await upgrade_engine(engine, revision)
         after, schema = await _read(engine)
-        assert await _revisions(url) == [revision]
+        assert await _versions(engine) == [revision]
         _assert_kept(before, after, f"upgrade to {revision}", upgrade=True)
         assert schema == schemas.setdefault(revision, schema)
         async with engine.begin() as connection:
             await connection.run_sync(_seed, SEEDS[revision])
-        seeded, _ = await _read(engine)
-        empty = sorted(name for name, (_, rows) in seeded.items() if not rows)
+        before = await _read_contents(engine)
+        empty = sorted(name for name, (_, rows) in before.items() if not rows)
         assert not empty, f"add rows for {empty} to SEEDS[{revision!r}]"
+    return before
 
 
-async def _walk_down(engine: AsyncEngine, url: str, schemas: dict[str, dict]) -> None:
-    """Downgrade one revision at a time to base, checking only the reverted parts go."""
+async def _walk_down(engine: AsyncEngine, schemas: dict[str, dict], before: Contents) -> None:
+    """Downgrade one revision at a time from head (before) to base; only reverted parts go."""
     for revision, target in zip(
         reversed(REVISIONS), [*reversed(REVISIONS[:-1]), "base"], strict=True
     ):
-        before, _ = await _read(engine)
         await downgrade_engine(engine, target)
         after, schema = await _read(engine)
-        assert await _revisions(url) == ([] if target == "base" else [target])
+        assert await _versions(engine) == ([] if target == "base" else [target])
         _assert_kept(before, after, f"downgrade of {revision}", upgrade=False)
         assert schema == schemas[target], f"downgrade of {revision} left another schema"
+        before = after
+
+
+async def _seed_up(url: str) -> None:
+    """Upgrade from base one revision at a time, seeding each, checking nothing (the walk does)."""
+    engine = create_engine(url)
+    try:
+        for revision in REVISIONS:
+            await upgrade_engine(engine, revision)
+            async with engine.begin() as connection:
+                await connection.run_sync(_seed, SEEDS[revision])
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def seeded_sqlite(tmp_path_factory) -> Path:
+    """Return a SQLite file at head holding every revision's seed rows, made once per worker."""
+    path = tmp_path_factory.mktemp("seeded") / "bot.db"
+    pg.run(_seed_up, sqlite_url(path))
+    return path
+
+
+def _copy_of(seeded: Path, url: str) -> None:
+    """Copy the seeded SQLite file to the database file the URL names."""
+    # The online backup API copies a consistent image, WAL or not.
+    with (
+        closing(sqlite3.connect(seeded)) as source,
+        closing(sqlite3.connect(make_url(url).database)) as copy,
+    ):
+        source.backup(copy)
 
 
 async def _foreign_keys_enforced(engine: AsyncEngine) -> bool:
@@ -354,45 +425,43 @@ def test_every_revision_has_seed_rows():
     assert list(SEEDS) == REVISIONS
 
 
-async def test_base_to_head_to_base_to_head_keeps_every_row_not_dropped(empty_database_url):
+async def test_base_head_base_head_then_the_alembic_command_line_keep_every_row_not_dropped(
+    empty_database_url,
+):
+    # One database walks down and up and is downgraded by the command line: each walk up
+    # seeds the same rows, so the command line starts from what a single walk up leaves.
     engine = create_engine(empty_database_url)
     schemas: dict[str, dict] = {}
     try:
-        await _walk_up(engine, empty_database_url, schemas)
-        await _walk_down(engine, empty_database_url, schemas)
-        await _walk_up(engine, empty_database_url, schemas)
+        at_head = await _walk_up(engine, schemas)
+        await _walk_down(engine, schemas, at_head)
+        at_head = await _walk_up(engine, schemas)
         # The migrations ran on the pool's one SQLite connection; it must enforce them again.
         assert await _foreign_keys_enforced(engine)
-    finally:
-        await engine.dispose()
 
-
-async def test_the_alembic_command_line_downgrades_without_losing_rows(empty_database_url):
-    engine = create_engine(empty_database_url)
-    try:
-        await _walk_up(engine, empty_database_url, {})
-        before, _ = await _read(engine)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": empty_database_url}
         code, output = await _run(sys.executable, "-m", "alembic", "downgrade", "0002", env=env)
         assert code == 0, output
-        after, _ = await _read(engine)
+        after = await _read_contents(engine)
         later_tables = {
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
             "agent_memory_batches", "agent_memory_batch_changes",
             "memory_proposals", "pending_notes",
             "web_uses", "bot_processes",
         }  # fmt: skip
-        assert set(after) == set(before) - later_tables
-        _assert_kept(before, after, "alembic downgrade 0002", upgrade=False)
+        assert set(after) == set(at_head) - later_tables
+        _assert_kept(at_head, after, "alembic downgrade 0002", upgrade=False)
     finally:
         await engine.dispose()
 
 
 @pytest.mark.parametrize("empty_database_url", ["sqlite"], indirect=True)
-async def test_alembic_refuses_a_sqlite_connection_that_enforces_foreign_keys(empty_database_url):
+async def test_alembic_refuses_a_sqlite_connection_that_enforces_foreign_keys(
+    empty_database_url, seeded_sqlite
+):
+    _copy_of(seeded_sqlite, empty_database_url)
     engine = create_engine(empty_database_url)
     try:
-        await _walk_up(engine, empty_database_url, {})
         before = await _read(engine)
         async with engine.connect() as connection:
             with pytest.raises(MigrationError, match="foreign keys are on"):
@@ -406,11 +475,11 @@ async def test_alembic_refuses_a_sqlite_connection_that_enforces_foreign_keys(em
 
 @pytest.mark.parametrize("empty_database_url", ["sqlite"], indirect=True)
 async def test_a_row_left_pointing_nowhere_stops_the_migration_and_changes_nothing(
-    empty_database_url,
+    empty_database_url, seeded_sqlite
 ):
+    _copy_of(seeded_sqlite, empty_database_url)
     engine = create_engine(empty_database_url)
     try:
-        await _walk_up(engine, empty_database_url, {})
         # The sqlite3 shell enforces no foreign keys, so a hand edit can strand a turn.
         with closing(sqlite3.connect(make_url(empty_database_url).database)) as db:
             db.execute("DELETE FROM conversations WHERE id = 2")
@@ -419,7 +488,7 @@ async def test_a_row_left_pointing_nowhere_stops_the_migration_and_changes_nothi
         with pytest.raises(MigrationError, match=r"conversation_turns row 3 -> conversations"):
             await downgrade_engine(engine, "0003")
         assert await _read(engine) == before
-        assert await _revisions(empty_database_url) == [HEAD]
+        assert await _versions(engine) == [HEAD]
         assert await _foreign_keys_enforced(engine)
     finally:
         await engine.dispose()
