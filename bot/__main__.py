@@ -16,6 +16,7 @@ from bot.log_setup import configure_logging
 from bot.schema_head import at_head
 from bot.settings import Settings, SettingsError, load_settings
 from bot.telegram.native import ALLOWED_UPDATES
+from bot.telegram.runtime.acks import AckQueue
 from memory.db import normalize_database_url
 
 logger = logging.getLogger("bot")
@@ -24,6 +25,8 @@ logger = logging.getLogger("bot")
 DEFAULT_WEBHOOK_PATH = "telegram"
 # The port to listen on when the host sets no PORT (one Telegram allows for webhooks).
 DEFAULT_WEBHOOK_PORT = 8443
+# Telegram's highest max_connections: one open request per update not yet stored or handled.
+WEBHOOK_MAX_CONNECTIONS = 100
 # Mixed into the bot token to derive a stable webhook secret when WEBHOOK_SECRET is unset.
 WEBHOOK_SECRET_CONTEXT = b"memory-bot webhook secret token v1"
 # How PTB's retry loop names its start-up calls to Telegram (getMe, deleteWebhook, setWebhook)
@@ -85,6 +88,9 @@ def serve(settings: Settings) -> None:
         return
     path, url = webhook_endpoint(settings.webhook_url)
     port = settings.port or DEFAULT_WEBHOOK_PORT
+    if isinstance(application.update_queue, AckQueue):
+        # Telegram's answer waits until the update is stored or handled (runtime/acks.py).
+        application.update_queue.waiting = True
     logger.info("serving webhooks on %s:%s/%s", settings.webhook_listen, port, path)
     application.run_webhook(
         listen=settings.webhook_listen,
@@ -93,6 +99,8 @@ def serve(settings: Settings) -> None:
         webhook_url=url,
         secret_token=webhook_secret(settings),
         allowed_updates=ALLOWED_UPDATES,
+        # Telegram's most: updates wait for their answer, so each open one is a connection.
+        max_connections=WEBHOOK_MAX_CONNECTIONS,
     )
 
 

@@ -16,6 +16,7 @@ from bot.telegram.erase import commands as delete_data
 from bot.telegram.memories import commands as memory_commands
 from bot.telegram.miniapp import setup as mini_app
 from bot.telegram.reminders import commands as reminders
+from bot.telegram.runtime.acks import AckQueue
 from bot.telegram.runtime.cooldown import Clock
 from bot.telegram.runtime.processing import PerChatUpdateProcessor
 from bot.telegram.runtime.rate_limit import ReplyFirstRateLimiter
@@ -83,9 +84,12 @@ def build_application(
 ) -> BotApplication:
     """Build the Application with its services; nothing connects until it starts."""
     skips_lane = partial(outside_lane, allowed_user_ids=settings.allowed_user_ids)
+    processor, queue = PerChatUpdateProcessor(max_concurrent_updates, skips_lane), AckQueue()
+    processor.handled = queue.acknowledge  # a webhook's answer waits for its update
     application = (
         application_builder(settings)
-        .concurrent_updates(PerChatUpdateProcessor(max_concurrent_updates, skips_lane))
+        .update_queue(queue)
+        .concurrent_updates(processor)
         .rate_limiter(ReplyFirstRateLimiter(max_retries=RATE_LIMIT_RETRIES))
         .build()
     )

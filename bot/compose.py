@@ -15,6 +15,7 @@ from bot.agent.proposal_answers import ProposalAnswers
 from bot.agent.tool_calls import ToolCalls
 from bot.agent.web.tools import WebConfig
 from bot.agent.web.turn import WebTools, ZoneOf
+from bot.conversations.job_claims import JobClaims
 from bot.conversations.leases import TurnLeases
 from bot.conversations.notes import PendingNotes
 from bot.conversations.sources import ReplySources
@@ -173,15 +174,14 @@ def build_services(
     http_client: DefaultAsyncHttpxClient | None = None,
 ) -> Services:
     """Build the engine, stores, model client and services (evals/ pass clocks, a client)."""
-    engine = create_engine(settings.database_url)
-    sessionmaker = create_sessionmaker(engine)
+    sessionmaker = create_sessionmaker(engine := create_engine(settings.database_url))
     memory = memory_parts(settings, sessionmaker)
     idle, budget = timedelta(minutes=settings.conversation_idle_minutes), memory.store.block_budget
     conversations = ConversationStore(sessionmaker, idle, clocks.now, block_budget=budget)
-    client = model_client(settings, http_client)
-    files = Files(source, file_cache(settings))
+    client, files = model_client(settings, http_client), Files(source, file_cache(settings))
     max_active = settings.reminders_max_active
     reminders = ReminderTools(ReminderStore(sessionmaker), max_active, clocks.reminders)
+    leases, jobs = process_claims(settings, sessionmaker)
     parts = agent_parts(
         settings, client, sessionmaker, memory, conversations, files, reminders, clocks.now
     )
@@ -196,7 +196,8 @@ def build_services(
         memories=memory.store,
         memory_control=MemoryControl(memory.store, memory.switch, memory.undo_log, refresh),
         reminders=reminders,
-        leases=TurnLeases(sessionmaker, timedelta(seconds=settings.turn_lease_seconds)),
+        leases=leases,
+        jobs=jobs,
         eraser=DataEraser(sessionmaker, files.cache),
         proposal_answers=memory.proposal_answers,
         voice=build_voice(settings, source, files.cache),
@@ -205,6 +206,15 @@ def build_services(
         tidy=tidy,
         importer=importer,
     )
+
+
+def process_claims(
+    settings: Settings, sessionmaker: async_sessionmaker[AsyncSession]
+) -> tuple[TurnLeases, JobClaims]:
+    """Build this process's chat leases and its claims of background work, by one name."""
+    lease = timedelta(seconds=settings.turn_lease_seconds)
+    leases = TurnLeases(sessionmaker, lease)
+    return leases, JobClaims(sessionmaker, leases.holder, lease)
 
 
 def bulk_services(

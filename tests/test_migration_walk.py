@@ -263,6 +263,12 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "embedding": bytes(range(8)), "embedding_model": "all-MiniLM-L6-v2"},
         ],
     },
+    "0024": {
+        "job_claims": [
+            {"name": "retention", "period": "2026-11-20", "claimed_by": "vm:4242:abcd1234",
+             "lease_until": AT, "done_at": LATER},
+        ],
+    },
 }  # fmt: skip
 
 REVISIONS = [

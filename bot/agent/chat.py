@@ -46,9 +46,11 @@ class ChatService:
         owner_id: int,
         message: IncomingMessage,
         progress: Progress | None = None,
+        stored: Callable[[], None] = lambda: None,
     ) -> Answer:
         """Store the message before calling the model, so a failed call loses nothing.
 
+        stored is told once the message is stored, before the model is called.
         A file the bot does not read is answered with why (a notice), and nothing is stored.
         Raises DuplicateUpdate when this message was stored before (a redelivery).
         """
@@ -56,6 +58,7 @@ class ChatService:
             snapshot = await self.store_message(place, owner_id, message)
         except FileRefused as refused:
             return Answer(text="", notices=[refused.refusal])
+        stored()
         return await self.answer(snapshot, progress)
 
     async def store_message(

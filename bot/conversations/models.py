@@ -115,6 +115,19 @@ class BotProcess(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
+class JobClaim(Base):
+    """A background job's run for one period, claimed by one process (see job_claims.py)."""
+
+    __tablename__ = "job_claims"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)  # a JobName
+    period: Mapped[str] = mapped_column(String(64), primary_key=True)  # "2026-11-27", ...
+    # The process running it, until lease_until unless it renews; taken over after that.
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_until: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
 class PendingNote(Base):
     """A line for the model that waits for the user's next message in its conversation.
 

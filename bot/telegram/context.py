@@ -11,6 +11,7 @@ from telegram.ext import Application, ApplicationBuilder, CallbackContext, ExtBo
 
 from bot.agent.chat import ChatService
 from bot.agent.proposal_answers import ProposalAnswers
+from bot.conversations.job_claims import JobClaims
 from bot.conversations.leases import TurnLeases
 from bot.conversations.store import ConversationStore
 from bot.media.voice import VoiceNotes
@@ -50,6 +51,7 @@ class Services:
     memory_control: MemoryControl
     reminders: ReminderTools
     leases: TurnLeases
+    jobs: JobClaims  # background work (retention, nightly tidy) done once across processes
     eraser: DataEraser  # /delete_my_data
     # The answers to the model's memory questions by button, and Undo news for the model.
     proposal_answers: ProposalAnswers

@@ -585,6 +585,9 @@ class FakeAnthropic(LocalServer):
         self.account_error: ErrorReply | None = None
         self.model_lookups: list[str] = []  # the ids GET /v1/models/{id} was asked for
         self.latency = latency  # seconds added before answering /v1/messages
+        # (low, high): seconds each Messages request waits on top of latency, drawn from the
+        # request's own messages, so the same request always waits the same (think_time).
+        self.thinking: tuple[float, float] | None = None
         # Off by default: then usage() estimates tokens cheaply and reports no cache activity.
         self.prompt_cache: PromptCache | None = PromptCache() if cache_emulation else None
         # The model's context window in (estimated) tokens; a longer prompt is refused the way
@@ -766,13 +769,21 @@ class FakeAnthropic(LocalServer):
             if counted:
                 self.in_flight -= 1
 
+    def think_time(self, body: dict[str, Any]) -> float:
+        """Return how long the request waits for thinking: the same for the same messages."""
+        if self.thinking is None:
+            return 0.0
+        low, high = self.thinking
+        digest = hashlib.sha256(_canonical(body.get("messages")).encode()).digest()
+        return low + (high - low) * int.from_bytes(digest[:4]) / 2**32
+
     async def _answer(
         self, request: web.Request, raw: bytes, body: dict[str, Any]
     ) -> web.StreamResponse:
         if self._gate is not None:
             await self._gate.wait()
-        if self.latency:
-            await asyncio.sleep(self.latency)
+        if delay := self.latency + self.think_time(body):
+            await asyncio.sleep(delay)
             if request.transport is None or request.transport.is_closing():
                 # The client gave up while we waited: like the API, answer nothing and keep
                 # the scripted reply for the next request.

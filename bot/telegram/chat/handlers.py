@@ -18,6 +18,7 @@ from bot.telegram.chat.filters import ADDRESSED_TO_BOT
 from bot.telegram.chat.reading import incoming_of, message_of, place_of
 from bot.telegram.chat.sending import send_html, send_markdown
 from bot.telegram.context import BotContext, owner_id
+from bot.telegram.runtime.acks import acknowledge
 from bot.telegram.runtime.cooldown import Cooldown
 from bot.telegram.runtime.lifecycle import answer_left_over
 
@@ -76,7 +77,10 @@ async def chat_message(update: Update, context: BotContext) -> None:
 async def answer_incoming(update: Update, context: BotContext, message: IncomingMessage) -> None:
     """Store the message read from the update and deliver the agent's answer, once."""
     place = place_of(update)
-    answer = partial(context.services.chat.answer_message, place, owner_id(update), message)
+    # Once stored, Telegram may have its answer: the chat's next update can go anywhere.
+    stored = partial(acknowledge, context.application.update_queue, update)
+    chat = context.services.chat
+    answer = partial(chat.answer_message, place, owner_id(update), message, stored=stored)
     try:
         await deliver_answer(
             context.bot, place, answer, context.services.drafts, context.services.account_notices

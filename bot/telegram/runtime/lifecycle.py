@@ -8,6 +8,7 @@ from functools import partial
 
 from telegram.error import TelegramError
 
+from bot.conversations.job_claims import JobName
 from bot.conversations.leases import Taken
 from bot.conversations.snapshot import Unanswered
 from bot.telegram.chat.delivery import deliver_answer
@@ -95,12 +96,15 @@ async def stop_leases(application: BotApplication) -> None:
 
 
 async def forget_old_conversations(context: BotContext) -> None:
-    """Delete conversations older than CONVERSATION_RETENTION_DAYS; memories stay."""
+    """Delete conversations older than CONVERSATION_RETENTION_DAYS once a day; memories stay."""
     services = context.services
     days = services.settings.conversation_retention_days
     if days is None:  # scheduled only when set
         return
-    deleted = await services.conversations.forget_before(utcnow() - timedelta(days=days))
+    now = utcnow()
+    forget = partial(services.conversations.forget_before, now - timedelta(days=days))
+    # Asked every hour by every process: the day's run is one process's, taken over if it dies.
+    deleted = await services.jobs.run_once(JobName.RETENTION, now.date().isoformat(), forget)
     if deleted:
         logger.info("deleted %d conversation(s) older than %d days", deleted, days)
 

@@ -55,6 +55,8 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         # Set at start-up: updates that wait for this process's turns of their chat but make
         # no turn themselves (commands that need no model), so they never wait at the gate.
         self.ungated: Callable[[object], bool] = lambda update: False
+        # Set at start-up: told when an update's handling ended (a webhook's answer waits).
+        self.handled: Callable[[object], None] = lambda update: None
 
     async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
         self, update: object, coroutine: Awaitable[Any]
@@ -64,7 +66,10 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         # do_process_update, where a queued update would hold its slot while it waits for its
         # chat, and one chat's backlog could take every slot. Only the order differs here.
         key = None if self._outside_lane(update) else chat_key(update)
-        await self._tracked(self._in_turn(key, coroutine, gated=not self.ungated(update)))
+        try:
+            await self._tracked(self._in_turn(key, coroutine, gated=not self.ungated(update)))
+        finally:
+            self.handled(update)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine; unused, as process_update above does the work."""

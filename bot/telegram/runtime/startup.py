@@ -25,8 +25,9 @@ from memory.tokens import encoding
 logger = logging.getLogger(__name__)
 
 RECOVERY_WAIT_SECONDS = 30
-# Old conversations are deleted once a day, the first time soon after start-up.
-RETENTION_INTERVAL = timedelta(days=1)
+# Old conversations are deleted once a day, the first time soon after start-up; every
+# process asks every hour, and the day's run is claimed by one (bot.conversations.job_claims).
+RETENTION_INTERVAL = timedelta(hours=1)
 RETENTION_FIRST_RUN = timedelta(minutes=1)
 
 

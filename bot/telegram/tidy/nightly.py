@@ -1,13 +1,17 @@
 """The nightly tidy pass (TIDY_NIGHTLY): at about 04:00 in each owner's zone, once a day.
 
-A job runs every hour; an owner whose local hour is 4 and who had no automatic pass since their
-midnight gets one, in their chat's lane, so it never interleaves with a chat turn. Its plan is
-sent to ask, or applied at once with Undo all when TIDY_AUTO_APPLY is on.
+A job runs every hour in every process; an owner whose local hour is 4 (or 5, for a pass a
+stopped process left) and who had no automatic pass since their midnight gets one, claimed by
+one process for the owner's date (bot.conversations.job_claims), in their chat's lane, so it
+never interleaves with a chat turn. Its plan is sent to ask, or applied at once with Undo all
+when TIDY_AUTO_APPLY is on.
 """
 
 import logging
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, tzinfo
+from functools import partial
 
+from bot.conversations.job_claims import JobName
 from bot.conversations.snapshot import ChatThread
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.runtime.processing import lanes
@@ -21,7 +25,9 @@ from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
 
-NIGHTLY_HOUR = 4
+# The local hours a pass may start in: about 04:00, and one more hour, so a pass a stopped
+# process left unfinished is taken over by another process's next hourly job that night.
+NIGHTLY_HOURS = (4, 5)
 NIGHTLY_INTERVAL = timedelta(hours=1)
 NIGHTLY_FIRST = timedelta(minutes=2)
 
@@ -45,9 +51,22 @@ async def nightly_pass(application: BotApplication, owner_id: int, now: datetime
     zone = await owner_zone(application.bot_data.services, owner_id)
     local = now.astimezone(zone)
     midnight = datetime.combine(local.date(), time(), zone)
-    tidy = services.tidy
-    if await tidy.batches.automatic_since(owner_id, midnight):
+    if await services.tidy.batches.automatic_since(owner_id, midnight):
         return False
+    # One process's, whichever asks first; one that died mid-pass leaves it to the next.
+    period = f"{owner_id}:{local.date().isoformat()}"
+    ran = await services.jobs.run_once(
+        JobName.NIGHTLY_TIDY, period, partial(_run_pass, application, owner_id, now, zone)
+    )
+    return ran is not None
+
+
+async def _run_pass(
+    application: BotApplication, owner_id: int, now: datetime, zone: tzinfo
+) -> bool:
+    """Run the owner's automatic pass and show or apply its plan; return True."""
+    services = application.bot_data.services
+    tidy = services.tidy
     outcome = await tidy.run(owner_id, now, zone, automatic=True)
     if outcome.result is not PassResult.PROPOSED or outcome.batch_id is None:
         return True  # nothing to say in the night
@@ -59,7 +78,7 @@ async def nightly_pass(application: BotApplication, owner_id: int, now: datetime
 
 
 async def run_nightly(application: BotApplication, now: datetime) -> int:
-    """Give every owner whose local hour is NIGHTLY_HOUR their pass; return how many ran."""
+    """Give every owner whose local hour is in NIGHTLY_HOURS their pass; return how many ran."""
     services = application.bot_data.services
     ran = 0
     for owner_id in await services.tidy.batches.owners_with_memories():
@@ -72,9 +91,9 @@ async def run_nightly(application: BotApplication, now: datetime) -> int:
 
 
 async def _nightly_owner(application: BotApplication, owner_id: int, now: datetime) -> bool:
-    """Run one owner's pass if their local hour is NIGHTLY_HOUR; tell if it ran."""
+    """Run one owner's pass if their local hour is in NIGHTLY_HOURS; tell if it ran."""
     zone = await owner_zone(application.bot_data.services, owner_id)
-    if now.astimezone(zone).hour != NIGHTLY_HOUR:
+    if now.astimezone(zone).hour not in NIGHTLY_HOURS:
         return False
     # In the owner's chat lane, under its lease: never beside one of its chat turns.
     return await lanes(application).run_exclusive(
