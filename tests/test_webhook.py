@@ -125,7 +125,8 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
         await tg.wait_for_call("sendMessageDraft", timeout=60)
         assert await post(tg, endpoint, tg.press_stop(OWNER, webhook=True)) == 200
         [_, stopped] = await tg.wait_for_messages(OWNER, count=2, timeout=60)
-        assert stopped["result"]["text"].endswith("(stopped)") and model.closed_early
+        assert stopped["result"]["text"].endswith("(stopped)")
+        await model.wait_for_close()
     finally:
         code = await bot.stop()
     assert code == 0, bot.output
