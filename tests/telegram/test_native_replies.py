@@ -15,10 +15,7 @@ TABLE = "Here they are:\n\n| City | People |\n| --- | --- |\n| Lyon | 0.5 M |\n|
 
 async def wait_for_draft(tg, chat_id: int, words: str = "") -> dict:
     """Wait until the chat shows a draft (holding words) with a Stop button; return it."""
-    await tg._wait_until(
-        lambda: words in (tg.shown_drafts.get(chat_id) or {}).get("text", "\0"), 20.0
-    )
-    draft = tg.shown_drafts[chat_id]
+    draft = await tg.wait_for_draft(chat_id, words, timeout=20.0)
     assert draft["params"]["can_stop"] is True and draft["params"]["keep_on_stop"] is True
     return draft
 
