@@ -137,10 +137,11 @@ async def test_python_m_bot_serves_webhooks_and_refuses_requests_without_the_sec
         assert "stopped_message_generation" in tg.webhook["allowed_updates"]
         model.script(paced(" ".join(["word"] * 400), first_delay=0.1, duration=30.0))
         assert await post(tg, endpoint, message_update(OWNER, "talk")) == 200
-        await tg.wait_for_call("sendMessageDraft", timeout=60)
+        await tg.wait_for_draft(OWNER, "word", timeout=60)
         assert await post(tg, endpoint, tg.press_stop(OWNER, webhook=True)) == 200
         [_, stopped] = await tg.wait_for_messages(OWNER, count=2, timeout=60)
-        assert stopped["result"]["text"].endswith("(stopped)") and model.closed_early
+        assert stopped["result"]["text"].endswith("(stopped)")
+        await model.wait_for_close()
         signed = {"Authorization": "tma " + init_data(OWNER, token=tg.token)}
         await mini_app_on_the_same_port(f"http://127.0.0.1:{port}/app", signed)
     finally:

@@ -56,10 +56,16 @@ class Stopped(Exception):
 
 @dataclass
 class _Seen:
-    """What a stream showed so far: whether any text, and this call's visible text."""
+    """What a stream showed so far: whether any text, and the message as it had grown."""
 
     shown: bool = False
-    said: str = ""
+    message: Message | None = None
+
+    def said(self) -> str:
+        """Return this call's visible text so far."""
+        if self.message is None:
+            return ""
+        return visible_so_far("\n\n".join(visible_texts(self.message.content)))
 
 
 def reply_so_far(earlier: str, message: Message) -> str:
@@ -79,9 +85,8 @@ async def _read(stream: AsyncMessageStream, progress: Progress, earlier: str, se
         async for event in stream:
             if event.type == "text":
                 seen.shown = True
-                snapshot = stream.current_message_snapshot
-                seen.said = visible_so_far("\n\n".join(visible_texts(snapshot.content)))
-                progress.text(reply_so_far(earlier, snapshot))
+                seen.message = stream.current_message_snapshot
+                progress.text(reply_so_far(earlier, seen.message))
             elif event.type == "content_block_start" and event.content_block.type in (
                 "tool_use",
                 "server_tool_use",
@@ -135,7 +140,7 @@ async def _stream_once(
     async with client.messages.stream(**request) as stream:
         reading = asyncio.ensure_future(_read(stream, progress, earlier, seen))
         if await _until_stopped(reading, progress.stopped):
-            raise Stopped(seen.said)
+            raise Stopped(seen.said())
         message = await stream.get_final_message()
     if message.stop_reason is None:
         # The body ended cleanly but without message_delta: the answer is incomplete.

@@ -704,6 +704,23 @@ class FakeAnthropic(LocalServer):
             ) from None
         return self.requests
 
+    async def wait_for_close(
+        self,
+        count: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109
+    ) -> list[dict[str, Any]]:
+        """Wait until `count` streams were closed early by the client; return their records."""
+        try:
+            async with asyncio.timeout(timeout):
+                while len(self.closed_early) < count:
+                    await self._changed.wait()
+        except TimeoutError:
+            raise AssertionError(
+                f"expected {count} stream(s) closed early within {timeout}s, got "
+                f"{len(self.closed_early)}"
+            ) from None
+        return self.closed_early
+
     def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
         """Return the usage block for a response, with cache accounting when emulated."""
         # The web tools' results are read by the model, not written: the API bills them as

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 MAX_RICH_CHARS = 32_768
@@ -93,6 +94,7 @@ class RichSide:
         def _new_bot_message(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]: ...
         def _refuse(self, description: str) -> Exception: ...
         def _check_reply_markup(self, markup: Any) -> dict[str, Any] | None: ...
+        async def _wait_until(self, predicate: Callable[[], bool], within: float) -> bool: ...
 
     # --- test-side API ---------------------------------------------------------------------
 
@@ -116,6 +118,21 @@ class RichSide:
         update = {"stopped_message_generation": stopped}
         self.stops.append({**stopped, "at": time.monotonic()})
         return update if webhook else self.push_update(update)
+
+    async def wait_for_draft(
+        self,
+        chat_id: Any,
+        words: str = "",
+        timeout: float = 10.0,  # noqa: ASYNC109
+    ) -> dict[str, Any]:
+        """Wait until the chat shows a draft whose text holds words; return that draft."""
+
+        def showing() -> bool:
+            return words in (self.shown_drafts.get(chat_id) or {}).get("text", "\0")
+
+        if not await self._wait_until(showing, timeout):
+            raise AssertionError(f"chat {chat_id} shows no draft with {words!r} within {timeout}s")
+        return self.shown_drafts[chat_id]
 
     def rich_to(self, chat_id: Any) -> list[list[dict[str, Any]]]:
         """Return the blocks of the rich messages sent to chat_id, in order."""

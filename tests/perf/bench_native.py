@@ -41,7 +41,8 @@ async def _stops(bot: BotHarness, presses: int) -> list[float]:
         await _draft(tg, len(tg.drafts))
         closed = len(model.closed_early)
         tg.press_stop(OWNER)
-        await bot.idle(WAIT)  # the stopped reply is sent after its stream closed
+        await model.wait_for_close(closed + 1, WAIT)
+        await bot.idle(WAIT)
         seconds.append(model.closed_early[closed]["at"] - tg.stops[-1]["at"])
     return seconds
 

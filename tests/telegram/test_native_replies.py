@@ -15,10 +15,7 @@ TABLE = "Here they are:\n\n| City | People |\n| --- | --- |\n| Lyon | 0.5 M |\n|
 
 async def wait_for_draft(tg, chat_id: int, words: str = "") -> dict:
     """Wait until the chat shows a draft (holding words) with a Stop button; return it."""
-    await tg._wait_until(
-        lambda: words in (tg.shown_drafts.get(chat_id) or {}).get("text", "\0"), 20.0
-    )
-    draft = tg.shown_drafts[chat_id]
+    draft = await tg.wait_for_draft(chat_id, words, timeout=20.0)
     assert draft["params"]["can_stop"] is True and draft["params"]["keep_on_stop"] is True
     return draft
 
@@ -41,8 +38,8 @@ async def test_stop_mid_stream_closes_the_models_stream_and_keeps_what_was_writt
     tg.push_message(OWNER, "tell me a long story")
     await wait_for_draft(tg, OWNER, "Sentence 3 ")
     tg.press_stop(OWNER)
+    [closed] = await model.wait_for_close()
     await harness.idle()
-    [closed] = model.closed_early
     assert closed["at"] - tg.stops[-1]["at"] < 1.0  # the stream closed at once
     [reply] = tg.messages_to(OWNER)
     said, mark = reply.rsplit("\n\n", 1)
@@ -61,8 +58,9 @@ async def test_stop_while_the_model_writes_a_tool_call_runs_no_tool(harness):
     tg.push_message(OWNER, "remember that I like green tea")
     await wait_for_draft(tg, OWNER, "Saving to memory")
     tg.press_stop(OWNER)
+    await model.wait_for_close()
     await harness.idle()
-    assert len(model.closed_early) == 1 and len(model.requests) == 1
+    assert len(model.requests) == 1
     assert await harness.store.list_active(OWNER) == []
     assert tg.messages_to(OWNER) == ["Sure.\n\n(stopped)"]
 
