@@ -17,6 +17,7 @@ from memory.items import (
     UndoResult,
     UpdateMemory,
 )
+from memory.list_rows import MemoryList, load_list
 from memory.models import utcnow
 from memory.search_index import CANDIDATES
 from memory.store import MemoryStore
@@ -104,6 +105,13 @@ class MemoryControl:
         item = await self._store.restore(owner_id, memory_id)
         await self._on_change(owner_id)
         return item
+
+    async def listing(self, owner_id: int) -> MemoryList:
+        """Return what the Mini App lists: short rows, the block's ids, the switch, in one trip."""
+        async with self._store.sessionmaker.begin() as session:
+            return await load_list(
+                session, owner_id, self._store.block_budget, RECENTLY_DELETED_SHOWN
+            )
 
     async def recently_deleted(self, owner_id: int) -> list[MemoryItem]:
         """Return the memories deleted most recently, to restore from."""

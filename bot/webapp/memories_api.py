@@ -45,17 +45,19 @@ async def read_body(request: web.Request, model: type[Body]) -> Body:
 
 @routes.get("/memories")
 async def list_memories(request: web.Request) -> web.Response:
-    """Return every active memory, with which are in the prompt, and the recently deleted."""
+    """Return every active memory, short, with which are in the prompt, and the recently deleted."""
     services, owner = services_of(request)
-    overview = await services.memory_control.overview(owner)
-    deleted = await services.memory_control.recently_deleted(owner)
-    return web.json_response(
+    listing = await services.memory_control.listing(owner)
+    response = web.json_response(
         {
-            "memories": [payloads.memory(i, i.id in overview.in_block) for i in overview.items],
-            "deleted": [payloads.memory(item, False) for item in deleted],
-            "enabled": overview.enabled,
-        }
+            "memories": [payloads.listed(row, listing.in_block) for row in listing.memories],
+            "deleted": [payloads.listed(row) for row in listing.deleted],
+            "enabled": listing.enabled,
+        },
+        dumps=payloads.dumps,
     )
+    response.enable_compression()
+    return response
 
 
 @routes.get("/search")

@@ -1,5 +1,7 @@
 """The API's JSON: memories, versions, reminders and batches as plain data."""
 
+import functools
+import json
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -8,6 +10,10 @@ from bot.reminders.records import ReminderRecord
 from memory.batches.listing import BatchSummary
 from memory.batches.values import BatchNote
 from memory.items import MemoryItem, MemoryVersionItem
+from memory.list_rows import ListedMemory, short, utc_text
+
+# No spaces after separators: the list of 1,000 memories is ~10% smaller for it.
+dumps = functools.partial(json.dumps, separators=(",", ":"))
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -28,6 +34,21 @@ def memory(item: MemoryItem, in_block: bool = True) -> dict[str, Any]:
         "created_at": iso(item.created_at),
         "updated_at": iso(item.updated_at),
         "deleted_at": iso(item.deleted_at),
+    }
+
+
+def listed(row: ListedMemory, in_block: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Return a memory as a list shows it: short content, no version, no sources."""
+    memory_id, category, subject, content, pinned, created_at, updated_at = row
+    return {
+        "id": memory_id,
+        "category": category,
+        "subject": subject,
+        "content": short(content),
+        "pinned": pinned,
+        "in_block": memory_id in in_block,
+        "created_at": utc_text(created_at),
+        "updated_at": utc_text(updated_at),
     }
 
 

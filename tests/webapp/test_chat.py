@@ -1,11 +1,16 @@
 """The Mini App beside a polling bot: the Open button, its own port, changes told in chat."""
 
+import asyncio
+import json
 import socket
 
 import aiohttp
+from telegram import Bot, Update
 
+from bot.telegram.miniapp.updater import SECRET_HEADER, WebServerUpdater
 from bot.telegram.ui import Button, View, markup
 from memory.categories import Category
+from tests.builders import private_message
 from tests.buttons import last_to, press
 from tests.harness import OWNER
 from tests.webapp.support import auth
@@ -77,3 +82,34 @@ def test_a_web_app_button_opens_the_app_instead_of_calling_back():
     assert button.web_app is not None and button.web_app.url == f"{PUBLIC}/"
     assert button.callback_data is None
     assert View("x").buttons == ()
+
+
+async def test_our_webhook_server_checks_the_secret_and_refuses_what_is_no_update(fakes):
+    tg, _ = fakes
+    bot = Bot(tg.token, base_url=tg.base_url)
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    updater = WebServerUpdater(bot, queue, site=None)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/hook"
+    async with bot:
+        await updater.start_webhook("127.0.0.1", port, "hook", webhook_url=url, secret_token="s3")
+        assert updater.running
+        assert tg.webhook["url"] == url and tg.webhook["secret_token"] == "s3"
+        update = {"update_id": 7, "message": private_message(OWNER, text="hi")}
+        async with aiohttp.ClientSession() as session:
+
+            async def post(body, secret="s3", kind="application/json") -> int:
+                headers = {SECRET_HEADER: secret, "Content-Type": kind}
+                async with session.post(url, data=body, headers=headers) as response:
+                    return response.status
+
+            assert await post(json.dumps(update), secret="wrong") == 403
+            assert await post(json.dumps(update), kind="text/plain") == 403
+            for garbage in ("null", "[]", "5", "{}", '{"update_id": 1, "message": 5}', "{"):
+                assert await post(garbage) == 400, garbage
+            assert queue.empty()
+            assert await post(json.dumps(update)) == 200
+        received = queue.get_nowait()
+        assert isinstance(received, Update) and received.update_id == 7
+        await updater.stop()
+    assert not updater.running

@@ -112,8 +112,12 @@ class WebServerUpdater(Updater):
             if request.content_type != "application/json":
                 return web.Response(status=403, text="JSON only")
             try:
-                update = Update.de_json(json.loads(await request.read()), self.bot)
-            except (ValueError, TypeError, KeyError):
+                data = json.loads(await request.read())
+                if not isinstance(data, dict):
+                    raise TypeError("an update is a JSON object")
+                # PTB's parser raises whichever of these a malformed field leads it to.
+                update = Update.de_json(data, self.bot)
+            except (ValueError, TypeError, KeyError, AttributeError):
                 logger.warning("a webhook request's body was not an update; ignored")
                 return web.Response(status=400, text="not an update")
             await self.update_queue.put(update)

@@ -78,17 +78,39 @@ async function loadMemories() {
   renderMemories();
 }
 
+// A list is built in one pass off the page and put in at once: each row's words as
+// textContent, one click handler on #sections for every row (renderMemories).
+function textNode(tag, className, text) {
+  const node = document.createElement(tag);
+  node.className = className;
+  node.textContent = text;
+  return node;
+}
+
 function memoryRow(item) {
-  return el("li", { class: "item", "data-id": item.id, onclick: () => run(() => openMemory(item.id)) },
-    item.subject ? el("span", { class: "subject" }, item.subject + ": ") : null,
-    el("span", { class: "content" }, item.content),
-    item.pinned ? el("span", { class: "badge" }, "pinned") : null,
-    el("div", { class: "meta" }, item.category + " · v" + item.version + " · " + item.updated_at.slice(0, 10)));
+  const row = document.createElement("li");
+  row.className = "item";
+  row.dataset.id = item.id;
+  if (item.subject) row.append(textNode("span", "subject", item.subject + ": "));
+  row.append(textNode("span", "content", item.content));
+  if (item.pinned) row.append(textNode("span", "badge", "pinned"));
+  row.append(textNode("div", "meta", item.category + " · " + item.updated_at.slice(0, 10)));
+  return row;
 }
 
 function section(title, items) {
   if (!items.length) return null;
-  return [el("h2", {}, title + " (" + items.length + ")"), el("ul", { class: "list" }, items.map(memoryRow))];
+  const list = document.createElement("ul");
+  list.className = "list";
+  const rows = document.createDocumentFragment();
+  for (const item of items) rows.append(memoryRow(item));
+  list.append(rows);
+  return [el("h2", {}, title + " (" + items.length + ")"), list];
+}
+
+function openRow(event) {
+  const row = event.target.closest(".item[data-id]");
+  if (row) run(() => openMemory(row.dataset.id));
 }
 
 function visibleMemories() {
@@ -141,7 +163,11 @@ function renderMemories() {
   const exports = el("div", { class: "actions" },
     el("button", { class: "act secondary", id: "export-json", onclick: () => run(() => download("json")) }, "Export JSON"),
     el("button", { class: "act secondary", id: "export-md", onclick: () => run(() => download("md")) }, "Export Markdown"));
-  show(searchInput, filterChips(), el("div", { id: "sections" }, memorySections()), exports);
+  const sections = el("div", { id: "sections", onclick: openRow });
+  const parts = document.createDocumentFragment();
+  parts.append(...[memorySections()].flat());
+  sections.append(parts);
+  show(searchInput, filterChips(), sections, exports);
 }
 
 async function search() {
