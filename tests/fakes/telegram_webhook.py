@@ -81,7 +81,7 @@ class WebhookDelivery:
         """Deliver a chat's messages in order, each once it is acknowledged, as Telegram does."""
         for text in texts:
             update = self.update(chat_id, text)
-            self.sent_at[(chat_id, text)] = time.monotonic()
+            self.sent_at[(chat_id, text)] = time.perf_counter()
             if self._random.random() < self.redeliver:
                 first = asyncio.create_task(self._until_acknowledged(update, copy=False))
                 # Telegram gave up waiting for the first answer: the copy is what it awaits.
@@ -94,7 +94,10 @@ class WebhookDelivery:
 
     async def _until_acknowledged(self, update: dict[str, Any], *, copy: bool) -> None:
         """Post the update until a request is answered with a 2xx."""
-        while not 200 <= (status := await self._post(update, copy)) < 300:
+        while True:
+            status = await self._post(update, copy)
+            if status is not None and 200 <= status < 300:
+                return
             assert status is None or status >= 500, f"webhook refused {update}: {status}"
             await asyncio.sleep(RETRY_PAUSE)
 
@@ -108,5 +111,5 @@ class WebhookDelivery:
         except aiohttp.ClientError:
             status = None
         chat_id = update["message"]["chat"]["id"]
-        self.posted.append(Posted(update["update_id"], chat_id, status, time.monotonic(), copy))
+        self.posted.append(Posted(update["update_id"], chat_id, status, time.perf_counter(), copy))
         return status
