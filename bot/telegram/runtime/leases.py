@@ -83,9 +83,6 @@ class LeaseKeeper:
         self._failing = False
         # Set at shutdown: renew what is held, take on nothing new.
         self.stopping = False
-        # Set in webhook mode, where several processes may share the chats: whether this
-        # process has more of a chat's updates waiting; if not, its lease goes at the turn's end.
-        self.queued: Callable[[int], bool] | None = None
 
     @contextlib.asynccontextmanager
     async def hold(self, chat_id: int) -> AsyncIterator[None]:
@@ -106,9 +103,6 @@ class LeaseKeeper:
         finally:
             if not cancelled and not self._keep(chat_id):
                 self._idle.add(chat_id)
-        if self.queued is not None and not self.queued(chat_id):
-            # Another process may have the chat's next update: let go now, not at the tick.
-            await self._release_idle(chat_id)
 
     def _surely_held(self, chat_id: int) -> bool:
         """Tell whether the chat's lease is this process's for at least half a lease time."""
@@ -119,7 +113,7 @@ class LeaseKeeper:
     async def _take(self, chat_id: int) -> Taken:
         """Take the chat's lease, waiting while another live process holds it."""
         while chat_id in self._releasing:
-            await self._released.wait()  # it is being let go: take it afresh
+            await self._released.wait()  # the tick lets it go: take it afresh
         if self._surely_held(chat_id):
             return Taken()
         waiting = False
@@ -137,20 +131,15 @@ class LeaseKeeper:
         self._expiry[chat_id] = since + self._leases.ttl
         return taken
 
-    async def _release_idle(self, only: int | None = None) -> None:
+    async def _release_idle(self) -> None:
         """Let go of the leases of chats whose turns are over; they stay held if that fails."""
-        idle = self._idle if only is None else self._idle & {only}
-        chats = sorted(idle - self._releasing)
+        chats = sorted(self._idle - self._releasing)
         if not chats:
             return
         self._releasing.update(chats)
         try:
             await self._leases.release(*chats)
             self._idle.difference_update(chats)
-        except DATABASE_ERRORS:
-            if only is None:
-                raise
-            # Let go of at the next tick instead.
         finally:
             # Taken afresh next time, whether or not the release went through.
             for chat_id in chats:

@@ -77,8 +77,6 @@ def start_leases(application: BotApplication) -> LeaseKeeper:
     )
     keeper.schedule = lambda chat_id: processor.run_exclusive(chat_id, asyncio.sleep(0))
     processor.gate = keeper
-    if data.services.settings.webhook_url is not None:
-        keeper.queued = processor.queued  # several web processes may share a chat
     processor.ungated = needs_no_turn
     data.leases = keeper
     data.recovery = asyncio.create_task(keeper.first_sweep())
