@@ -85,7 +85,8 @@ def build_application(
     """Build the Application with its services; nothing connects until it starts."""
     skips_lane = partial(outside_lane, allowed_user_ids=settings.allowed_user_ids)
     processor, queue = PerChatUpdateProcessor(max_concurrent_updates, skips_lane), AckQueue()
-    processor.handled = queue.acknowledge  # a webhook's answer waits for its update
+    # A webhook's answer waits for its update: an error when its handling failed.
+    processor.handled, processor.failed = queue.acknowledge, queue.refuse
     application = (
         application_builder(settings)
         .update_queue(queue)

@@ -146,6 +146,7 @@ class Cluster:
         assert bot is not None
         bot.process.kill()
         assert await bot.exited() == -signal.SIGKILL
+        (self.cwd / f"bot-{index}-killed.log").write_text(bot.output)
 
     async def stop(self, timeout: float = 60) -> list[tuple[int | None, str]]:  # noqa: ASYNC109
         """Stop every process with SIGTERM (killed past timeout), and the proxy.

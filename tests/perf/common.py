@@ -68,6 +68,13 @@ class Config:
     reminder_fires: int = 60
     # 13. recall: the folder of LoCoMo files (None: ../shared/data/locomo beside the repo)
     recall_data: Path | None = None
+    # 18. scale-out: web processes on one Postgres, chats, messages each, the fake model's
+    # think time (0.2-2 s times this), and runs per size (the median is reported)
+    scale_processes: tuple[int, ...] = (1, 2, 4)
+    scale_chats: int = 50
+    scale_messages: int = 10
+    scale_think: float = 0.1
+    scale_runs: int = 3
 
     def quick(self) -> "Config":
         """Return smaller sizes for a run of about three minutes."""

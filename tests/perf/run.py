@@ -25,13 +25,14 @@ from tests.perf import (
     bench_files,
     bench_flood,
     bench_format,
-    bench_native,
     bench_miniapp,
+    bench_native,
     bench_overhead,
     bench_process,
     bench_prompt,
     bench_recall,
     bench_reminders,
+    bench_scale,
     bench_sources,
     bench_sql,
     bench_streaming,
@@ -64,6 +65,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "native": bench_native.run,
     "recall": bench_recall.run,
     "miniapp": bench_miniapp.run,
+    "scale": bench_scale.run,
 }
 # These talk to the fakes in their own process; one such process serves the whole run.
 REMOTE = {"overhead", "concurrency", "flood", "streaming"}
@@ -113,6 +115,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--stream-first-delay", type=float, help="seconds to the first token")
     parser.add_argument("--stream-duration", type=float, help="seconds over which the rest comes")
     parser.add_argument("--data", type=Path, help="folder of LoCoMo files for recall")
+    parser.add_argument("--scale-processes", type=_ints, help="web process counts for scale")
+    parser.add_argument("--scale-chats", type=int, help="chats for scale")
+    parser.add_argument("--scale-messages", type=int, help="messages per chat for scale")
+    parser.add_argument("--scale-runs", type=int, help="runs per process count for scale")
     args = parser.parse_args(argv)
     config = Config()
     if args.quick:
@@ -126,7 +132,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
             "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
             "archive_sizes", "file_repeats", "stream_runs", "stream_tokens", "stream_first_delay",
-            "stream_duration",
+            "stream_duration", "scale_processes", "scale_chats", "scale_messages", "scale_runs",
         )
         if getattr(args, name) is not None
     }  # fmt: skip

@@ -11,7 +11,7 @@ import pytest
 from memory.embeddings import local_embedder
 from tests import pg
 from tests.conftest import selected_engines
-from tests.perf import bench_overhead, bench_recall
+from tests.perf import bench_overhead, bench_recall, bench_scale
 from tests.perf.common import Config, percentile
 from tests.perf.run import BENCHMARKS, markdown_table, parse_args, run_benchmarks, text_table
 
@@ -95,6 +95,19 @@ async def test_the_overhead_benchmark_runs_on_postgres():
         f"1. Bot overhead per message, p50 / p99: Postgres, {config.memories[0]} memories"
     )
     assert_well_formed(rows)
+
+
+async def test_the_scale_benchmark_runs_one_and_two_web_processes_on_postgres(tmp_path):
+    if "postgres" not in selected_engines():
+        pytest.skip("TEST_DATABASES leaves Postgres out")
+    pg.require_postgres()  # fails in CI, like every other Postgres test
+    rows = await bench_scale.run(bench_scale.tiny(Config()), tmp_path)
+    assert [r.figure.split(":")[0] for r in rows] == [
+        "18. Scale-out, 1 web process(es)",
+        "18. Scale-out, 2 web process(es)",
+    ]
+    assert_well_formed(rows)
+    assert all(r.numbers[0] > 0 for r in rows)
 
 
 async def test_recall_says_when_it_has_no_data_and_reports_nothing(tmp_path, capsys):

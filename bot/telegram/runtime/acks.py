@@ -14,6 +14,10 @@ import asyncio
 from telegram import Update
 
 
+class NotHandled(Exception):
+    """An update's handling failed before it was stored: Telegram is to send it again."""
+
+
 class AckQueue(asyncio.Queue[object]):
     """The update queue; with waiting on, a put returns once its update is stored or handled."""
 
@@ -43,6 +47,12 @@ class AckQueue(asyncio.Queue[object]):
         done = self._pending.pop(id(update), None)
         if done is not None and not done.done():
             done.set_result(None)
+
+    def refuse(self, update: object) -> None:
+        """Answer Telegram with an error for this update, so it sends the update again."""
+        done = self._pending.pop(id(update), None)
+        if done is not None and not done.done():
+            done.set_exception(NotHandled(f"update {getattr(update, 'update_id', '?')}"))
 
     @property
     def unacknowledged(self) -> int:

@@ -123,7 +123,7 @@ class LeaseKeeper:
                 break
             if not waiting:
                 # Its holder may be a process known dead: then the lease is free at once.
-                if await self._free_dead():
+                if await self._free_dead_or_none():
                     continue
                 logger.info("chat %s: another process is answering it; waiting for it", chat_id)
                 waiting = True
@@ -133,11 +133,10 @@ class LeaseKeeper:
 
     async def _release_idle(self) -> None:
         """Let go of the leases of chats whose turns are over; they stay held if that fails."""
-        chats = sorted(self._idle)
+        chats = sorted(self._idle - self._releasing)
         if not chats:
             return
-        self._releasing = set(chats)
-        self._released.clear()
+        self._releasing.update(chats)
         try:
             await self._leases.release(*chats)
             self._idle.difference_update(chats)
@@ -145,8 +144,9 @@ class LeaseKeeper:
             # Taken afresh next time, whether or not the release went through.
             for chat_id in chats:
                 self._expiry.pop(chat_id, None)
-            self._releasing = set()
-            self._released.set()
+            self._releasing.difference_update(chats)
+            released, self._released = self._released, asyncio.Event()
+            released.set()
 
     async def _free_dead(self) -> list[str]:
         """Free the leases of processes known dead; return their names."""
@@ -156,6 +156,15 @@ class LeaseKeeper:
                 "freed the turns of %d process(es) known gone: %s", len(freed), ", ".join(freed)
             )
         return freed
+
+    async def _free_dead_or_none(self) -> list[str]:
+        """Free the leases of processes known dead; none if the database failed (ticks retry)."""
+        try:
+            return await self._free_dead()
+        except DATABASE_ERRORS as error:
+            # Two processes freeing the same dead one's leases may deadlock on Postgres.
+            logger.info("could not free the turns of gone processes yet: %s", error)
+            return []
 
     async def sweep(self) -> list[asyncio.Task[None]]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""

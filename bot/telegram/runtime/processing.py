@@ -57,6 +57,7 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self.ungated: Callable[[object], bool] = lambda update: False
         # Set at start-up: told when an update's handling ended (a webhook's answer waits).
         self.handled: Callable[[object], None] = lambda update: None
+        self.failed: Callable[[object], None] = lambda update: None
 
     async def process_update(  # type: ignore[misc]  # final in PTB: see the comment below
         self, update: object, coroutine: Awaitable[Any]
@@ -68,8 +69,11 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         key = None if self._outside_lane(update) else chat_key(update)
         try:
             await self._tracked(self._in_turn(key, coroutine, gated=not self.ungated(update)))
-        finally:
-            self.handled(update)
+        except BaseException:
+            # Its chat's turn could not be had (the database failed): sent again, not lost.
+            self.failed(update)
+            raise
+        self.handled(update)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine; unused, as process_update above does the work."""
