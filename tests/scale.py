@@ -91,6 +91,20 @@ class RoundRobin:
         return web.Response(status=502)
 
 
+async def listening(port: int, timeout: float = 120) -> None:  # noqa: ASYNC109
+    """Wait until something accepts connections on the port (PTB listens after setWebhook)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.05)  # polled: nothing outside the process tells
+                continue
+            writer.close()
+            await writer.wait_closed()
+            return
+
+
 def echo_words(body: dict[str, Any]) -> str:
     """Return the newest user text's last line: what the fake model answers to."""
     last = body["messages"][-1]["content"]
@@ -138,6 +152,7 @@ class Cluster:
         bot = BotProcess(bot_environment(tg, model, self.database_url, **extra), self.cwd)
         self.processes[index] = await bot.start()
         await bot.wait_for_output("started as", timeout=120)
+        await listening(self.ports[index])
         return bot
 
     async def kill(self, index: int) -> None:
