@@ -267,7 +267,7 @@ async def test_past_the_window_a_turn_counts_by_meaning_only_when_its_words_matc
 
 
 def test_the_nearest_are_chosen_as_a_stable_sort_of_all_would_ties_included():
-    from bot.conversations.vectors import _best
+    from bot.conversations.fusion import _best
 
     rng = np.random.default_rng(3)
     for _ in range(50):
