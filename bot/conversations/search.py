@@ -34,7 +34,8 @@ from memory.search_terms import (
 )
 
 if TYPE_CHECKING:  # NumPy is loaded only when vectors are on (the embeddings extra)
-    from bot.conversations.vectors import Array, TurnVectors
+    from bot.conversations.fusion import Array
+    from bot.conversations.vectors import TurnVectors
 
 # Best matches first, or the newest ("what did we last say about ...").
 Order = Literal["relevance", "newest"]

@@ -226,11 +226,7 @@ class ConversationStore:
         return turn
 
     async def replace_content(self, turn_id: int, content: Content) -> StoredTurn:
-        """Rewrite a stored turn's content (a file the API refused becomes a note).
-
-        Its search words are made again from the new content, and its vector removed (the
-        background makes it again): nothing finds the turn by what it no longer says.
-        """
+        """Rewrite a turn's content (a refused file becomes a note), its words and vector too."""
         tokens = content_tokens(content)
         async with self._sessionmaker.begin() as session:
             changed = (

@@ -264,3 +264,13 @@ async def test_past_the_window_a_turn_counts_by_meaning_only_when_its_words_matc
     # ...unless the words find it (then its vector is read by its key and fused too).
     found = await search.search(OWNER, "red car", 5)
     assert found[0].excerpt == "I finally bought the automobile I wanted, a red one"
+
+
+def test_the_nearest_are_chosen_as_a_stable_sort_of_all_would_ties_included():
+    from bot.conversations.fusion import _best
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        similarity = rng.choice([0.1, 0.5, 0.5, 0.7, 0.9], size=200).astype(np.float32)
+        expected = np.argsort(-similarity, kind="stable")[:50].tolist()
+        assert _best(similarity, 50) == expected
