@@ -13,7 +13,7 @@ from memory.categories import Category
 from tests.builders import private_message
 from tests.buttons import last_to, press
 from tests.harness import OWNER
-from tests.webapp.support import auth
+from tests.webapp.support import add_reminder, auth
 
 GROUP = -100123
 PUBLIC = "https://memory.example.test/app"
@@ -38,8 +38,17 @@ async def test_open_button_app_port_and_a_change_announced_with_a_working_undo(s
     item = await harness.store.add(OWNER, "Alice works at Acme", Category.CONTEXT)
     await harness.say(OWNER, "/memory")
     assert web_apps(last_to(harness, OWNER)) == [("Open", f"{PUBLIC}/?tab=memories")]
+    await add_reminder(harness.services.reminders.store, OWNER, "Water the plants")
     await harness.say(OWNER, "/reminders")
-    assert web_apps(last_to(harness, OWNER)) == [("Open", f"{PUBLIC}/?tab=reminders")]
+    listing = last_to(harness, OWNER)
+    assert web_apps(listing) == [("Open", f"{PUBLIC}/?tab=reminders")]
+    # The page redrawn after a button press keeps its Open button.
+    rows = listing["reply_markup"]["inline_keyboard"]
+    [cancel] = [b["callback_data"] for row in rows for b in row if b["text"].startswith("Cancel")]
+    await press(harness, listing, cancel)
+    redrawn = harness.tg.message(OWNER, listing["message_id"])
+    assert "No reminders" in redrawn["text"]
+    assert web_apps(redrawn) == [("Open", f"{PUBLIC}/?tab=reminders")]
     # Telegram allows Mini App buttons in private chats only: a group's /memory has none.
     await harness.say(GROUP, "/memory", chat_type="supergroup")
     assert web_apps(last_to(harness, GROUP)) == []

@@ -166,19 +166,18 @@ def _store(context: BotContext) -> ReminderStore:
 
 async def reminders_command(update: Update, context: BotContext) -> None:
     """Show the next reminders, each with a Cancel button."""
-    view = await _page(context, owner_id(update), 1)
-    view = with_open_button(view, update, context.services.settings, "reminders")
-    await send_view(context.bot, place_of(update), view)
+    await send_view(context.bot, place_of(update), await _page(update, context, 1))
 
 
-async def _page(context: BotContext, owner: int, number: int) -> View:
-    """Build one page of the owner's reminders."""
-    store = _store(context)
+async def _page(update: Update, context: BotContext, number: int) -> View:
+    """Build one page of the owner's reminders, with the app's Open button."""
+    store, owner = _store(context), owner_id(update)
     total = await store.count_active(owner)
     number = max(1, min(number, max(1, -(-total // views.PER_PAGE))))
     shown = await store.upcoming(owner, views.PER_PAGE, (number - 1) * views.PER_PAGE)
     missed = await store.missed(owner, 5) if number == 1 else []
-    return views.page(shown, total, number, context.services.reminders.clock.now(), missed)
+    view = views.page(shown, total, number, context.services.reminders.clock.now(), missed)
+    return with_open_button(view, update, context.services.settings, "reminders")
 
 
 async def timezone_command(update: Update, context: BotContext) -> None:
@@ -203,7 +202,7 @@ async def run_button(update: Update, context: BotContext, pressed: tuple[Press, 
     owner = owner_id(update)
     try:
         if press is Press.PAGE:
-            await show_in_place(update, context.bot, await _page(context, owner, number))
+            await show_in_place(update, context.bot, await _page(update, context, number))
             await query.answer()
             return
         said = await _act(context, owner, press, number)
@@ -217,7 +216,7 @@ async def run_button(update: Update, context: BotContext, pressed: tuple[Press, 
     context.services.reminders.alarm.set()
     await query.answer(said)
     if press is Press.CANCEL:
-        await show_in_place(update, context.bot, await _page(context, owner, page_number))
+        await show_in_place(update, context.bot, await _page(update, context, page_number))
     elif query.message is not None:
         await _edit_buttons_off(update, said)
 
