@@ -107,7 +107,9 @@ def order_for_workers(items: list, workers: int) -> list:
     once, and the quick ones fill in around it.
     """
     weight = {item: SLOW_FILES.get(item.nodeid.split("::")[0], 0) for item in items}
-    slow = sorted((item for item in items if weight[item]), key=weight.get, reverse=True)
+    slow = sorted(
+        (item for item in items if weight[item]), key=lambda item: weight[item], reverse=True
+    )
     quick = [item for item in items if not weight[item]]
     shares: list[list] = [[] for _ in range(workers)]
     loads = [0] * workers

@@ -414,7 +414,7 @@ def _copy_of(seeded: Path, url: str) -> None:
     # The online backup API copies a consistent image, WAL or not.
     with (
         closing(sqlite3.connect(seeded)) as source,
-        closing(sqlite3.connect(make_url(url).database)) as copy,
+        closing(sqlite3.connect(str(make_url(url).database))) as copy,
     ):
         source.backup(copy)
 
