@@ -13,15 +13,14 @@ import pytest
 from sqlalchemy import event, text
 
 from bot.conversations.blocks import Content
+from bot.conversations.fusion import OwnerWindow, fused_ranks
 from bot.conversations.search import ConversationSearch
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.store import ConversationStore
 from bot.conversations.vector_setup import conversation_search, embedder_of
 from bot.conversations.vectors import (
     BATCH,
-    OwnerWindow,
     TurnVectors,
-    fused_ranks,
     pack,
     vector_text,
 )

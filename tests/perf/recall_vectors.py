@@ -36,6 +36,10 @@ class CachedEmbedder:
             self._file.write_text(json.dumps(self._known))
             self._unsaved = 0
 
+    async def close(self) -> None:
+        """Stop the model underneath."""
+        await self._embedder.close()
+
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         """Return each text's vector, computing only those not seen before."""
         new = [t for t in dict.fromkeys(texts) if t not in self._known]
