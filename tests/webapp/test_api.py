@@ -220,3 +220,25 @@ async def test_the_page_is_served_with_a_strict_policy_and_no_cookies(app):
     async with app.session.get(f"{app.url}/api/memories", headers=auth()) as response:
         assert response.headers["Content-Security-Policy"] == policy
         assert "Set-Cookie" not in response.headers
+
+
+async def test_the_list_is_lean_and_gzipped_and_one_memory_has_it_all(app):
+    long = "Alice keeps a long note: " + "tea, " * 90
+    item = await app.store.add(OWNER, long.strip(), Category.CONTEXT)
+    gone = await app.store.add(OWNER, "Alice's old bike", Category.CONTEXT)
+    await app.store.delete(OWNER, gone.id)
+    headers = {**auth(), "Accept-Encoding": "gzip"}
+    async with app.session.get(f"{app.url}/api/memories", headers=headers) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        body = await response.json()
+    [listed] = body["memories"]
+    assert set(listed) == {
+        "id", "category", "subject", "content", "pinned", "in_block", "created_at", "updated_at"
+    }  # fmt: skip
+    assert len(listed["content"]) == 200 and listed["content"].endswith("…")
+    assert listed["in_block"] is True and listed["updated_at"].endswith("+00:00")
+    assert [m["id"] for m in body["deleted"]] == [gone.id]
+    status, opened = await app.call("GET", f"memories/{item.id}")
+    assert status == 200
+    assert opened["memory"]["content"] == long.strip()
+    assert [v["content"] for v in opened["versions"]] == [long.strip()]
