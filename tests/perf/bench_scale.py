@@ -1,4 +1,4 @@
-"""Figure 18: scaling out, 1, 2 and 4 web processes on one Postgres behind a round-robin proxy.
+"""Figure 20: scaling out, 1, 2 and 4 web processes on one Postgres behind a round-robin proxy.
 
 Each chat's user sends a message, waits for the answer, and sends the next, through
 Telegram's webhook delivery (tests/fakes/telegram_webhook.py) and the proxy (tests/scale.py).
@@ -84,7 +84,7 @@ async def run(config: Config, workdir: Path) -> list[Row]:
         rows.append(
             Row(
                 key="scale",
-                figure=f"18. Scale-out, {processes} web process(es): msg/s, p99 reply overhead",
+                figure=f"20. Scale-out, {processes} web process(es): msg/s, p99 reply overhead",
                 value=f"{rate:.1f} msg/s, {ms(p99)} ({total} messages)",
                 numbers=(rate, p99, median([r for r, _, _ in runs])),
                 command=command("scale", "--scale-processes", str(processes)),
