@@ -103,8 +103,8 @@ async def test_the_scale_benchmark_runs_one_and_two_web_processes_on_postgres(tm
     pg.require_postgres()  # fails in CI, like every other Postgres test
     rows = await bench_scale.run(bench_scale.tiny(Config()), tmp_path)
     assert [r.figure.split(":")[0] for r in rows] == [
-        "18. Scale-out, 1 web process(es)",
-        "18. Scale-out, 2 web process(es)",
+        "20. Scale-out, 1 web process(es)",
+        "20. Scale-out, 2 web process(es)",
     ]
     assert_well_formed(rows)
     assert all(r.numbers[0] > 0 for r in rows)
