@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Not Pygments (Alembic's, through Mako): httpx's command line loads it whenever click is
 # installed, as the embeddings extra's huggingface_hub does, whatever the bot imports.
 HEAVY = ("openai", "pypdf", "alembic", "mako", "sqlalchemy.dialects.postgresql", "asyncpg")
+# NumPy too, which the local embedding model needs: it loads with the first vector.
+HEAVY += ("numpy",)
 
 # Start as python -m bot does on a migrated database (voice notes configured), up to the
 # point where it polls, then name what loaded.

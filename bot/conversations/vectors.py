@@ -15,10 +15,8 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import NDArray
 from sqlalchemy import Row, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -27,7 +25,12 @@ from bot.conversations.content import turn_words
 from bot.conversations.said_by import said_by_of
 from memory.embeddings import Embedder, EmbeddingFailed, Vector
 
-Array = NDArray[np.float32]
+if TYPE_CHECKING:
+    # NumPy (11 MiB) loads with the first vector, not at start-up (docs/performance.md, fig. 6).
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Array = NDArray[np.float32]
 
 logger = logging.getLogger(__name__)
 
@@ -73,17 +76,21 @@ def vector_text(role: str, content: list[Any], said_by: dict[str, Any] | None) -
 
 def pack(vector: Vector) -> bytes:
     """Return a vector as stored: float16 values."""
+    import numpy as np
+
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
 def fused_ranks(
-    rows: Sequence[Row[*tuple[Any, ...]]], query: Array, words: list[int], limit: int
+    rows: Sequence[Row[*tuple[Any, ...]]], query: "Array", words: list[int], limit: int
 ) -> list[int]:
     """Return the best ids: each list's POOL best by RRF, a turn's neighbours' scores added.
 
     rows: the owner's turns with a vector (id, conversation_id, embedding); words: the ids
     the words found, best first (a turn without a vector yet counts by its words alone).
     """
+    import numpy as np
+
     scores: dict[int, float] = {}
     for rank, turn_id in enumerate(words[:POOL]):
         scores[turn_id] = 1.0 / (RRF_K + rank + 1)
@@ -107,7 +114,7 @@ def fused_ranks(
     return [turn_id for turn_id in best if scores[turn_id] > 0][:limit]
 
 
-def _with_neighbours(own: NDArray[np.float64], chats: NDArray[np.int64]) -> list[float]:
+def _with_neighbours(own: "NDArray[np.float64]", chats: "NDArray[np.int64]") -> list[float]:
     """Add to each turn's score NEIGHBOUR_WEIGHT of the turns before and after it (same chat)."""
     total = own.copy()
     same = chats[1:] == chats[:-1]
@@ -193,6 +200,8 @@ class TurnVectors:
             return words[:limit]
         if not vector:
             return words[:limit]
+        import numpy as np
+
         parameters = {"owner": owner_id, "model": self._embedder.name, "skip": skip}
         rows = (await session.execute(text(_OWNERS_VECTORS + condition), parameters)).all()
         return fused_ranks(rows, np.asarray(vector, dtype=np.float32), words, limit)
