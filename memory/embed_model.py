@@ -22,6 +22,7 @@ from tokenizers import Tokenizer
 Array = NDArray[np.float32]
 # Matrices with at least this many values are kept as int8 rows (smaller ones as float32).
 COMPACT_FROM = 65_536
+_SLICE_ROWS = 1024
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 # Words past this many tokens are left out (the model was trained on 256 and below).
 MAX_TOKENS = 256
@@ -47,10 +48,16 @@ class Rows:
     """A matrix kept as int8 with a float32 scale per row: each row is scale * its int8s."""
 
     def __init__(self, matrix: NDArray[np.generic]):
-        values = np.asarray(matrix, dtype=np.float32)
-        peak = np.abs(values).max(axis=1)
-        self.scale: Array = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-        self.values = np.rint(values / self.scale[:, None]).astype(np.int8)
+        self.values = np.empty(matrix.shape, dtype=np.int8)
+        self.scale: Array = np.empty(len(matrix), dtype=np.float32)
+        # A slice at a time: whole-matrix temporaries (47 MiB for the words' table) would be
+        # freed to the allocator but stay in the process's resident memory.
+        for start in range(0, len(matrix), _SLICE_ROWS):
+            part = np.asarray(matrix[start : start + _SLICE_ROWS], dtype=np.float32)
+            peak = np.abs(part).max(axis=1)
+            scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+            self.scale[start : start + len(part)] = scale
+            self.values[start : start + len(part)] = np.rint(part / scale[:, None])
 
     def rows(self, index: NDArray[np.int64]) -> Array:
         """Return the rows at index (any shape) as float32."""
