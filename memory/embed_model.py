@@ -1,10 +1,13 @@
 """A BERT sentence encoder (all-MiniLM-L6-v2) run in NumPy, from a model folder's own files.
 
-No torch: the weights are read from model.safetensors by a memory map (pages are loaded as
-used, and shared with other processes), the words cut by the folder's tokenizer.json
-(Hugging Face tokenizers, a Rust wheel), and the forward pass written out here: embeddings,
-layers of self-attention and feed-forward, mean pooling over the words, unit length.
-Everything comes from the folder, so nothing is downloaded, ever.
+No torch: the weights are read from model.safetensors by a memory map, the words cut by the
+folder's tokenizer.json (Hugging Face tokenizers, a Rust wheel), and the forward pass written
+out here: embeddings, layers of self-attention and feed-forward, mean pooling over the words,
+unit length. Everything comes from the folder, so nothing is downloaded, ever.
+
+The file's float32 weights (87 MiB, every page of them resident once used) are kept as
+int8 with one float32 scale per row, a quarter of the size, and widened back to float32 where
+they are used: all the arithmetic stays float32 (docs/performance.md, figure 6).
 """
 
 import json
@@ -17,6 +20,9 @@ from numpy.typing import NDArray
 from tokenizers import Tokenizer
 
 Array = NDArray[np.float32]
+# Matrices with at least this many values are kept as int8 rows (smaller ones as float32).
+COMPACT_FROM = 65_536
+_SLICE_ROWS = 1024
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 # Words past this many tokens are left out (the model was trained on 256 and below).
 MAX_TOKENS = 256
@@ -36,6 +42,42 @@ def read_safetensors(path: Path) -> dict[str, NDArray[np.generic]]:
         dtype = _DTYPES[spec["dtype"]]
         tensors[name] = data[start:end].view(dtype).reshape(spec["shape"])
     return tensors
+
+
+class Rows:
+    """A matrix kept as int8 with a float32 scale per row: each row is scale * its int8s."""
+
+    def __init__(self, matrix: NDArray[np.generic]):
+        self.values = np.empty(matrix.shape, dtype=np.int8)
+        self.scale: Array = np.empty(len(matrix), dtype=np.float32)
+        # A slice at a time: whole-matrix temporaries (47 MiB for the words' table) would be
+        # freed to the allocator but stay in the process's resident memory.
+        for start in range(0, len(matrix), _SLICE_ROWS):
+            part = np.asarray(matrix[start : start + _SLICE_ROWS], dtype=np.float32)
+            peak = np.abs(part).max(axis=1)
+            scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+            self.scale[start : start + len(part)] = scale
+            self.values[start : start + len(part)] = np.rint(part / scale[:, None])
+
+    def rows(self, index: NDArray[np.int64]) -> Array:
+        """Return the rows at index (any shape) as float32."""
+        out: Array = self.values[index].astype(np.float32) * self.scale[index][..., None]
+        return out
+
+    def apply(self, x: Array) -> Array:
+        """Return x @ matrix.T, the matrix stored as PyTorch stores a linear layer (out, in)."""
+        out: Array = (x @ self.values.T.astype(np.float32)) * self.scale
+        return out
+
+
+def compact(tensors: dict[str, NDArray[np.generic]]) -> dict[str, "Rows | Array"]:
+    """Return the weights as kept: large matrices as int8 Rows, the rest as float32 copies."""
+    return {
+        name: Rows(value)
+        if value.ndim == 2 and value.size >= COMPACT_FROM
+        else np.array(value, dtype=np.float32)
+        for name, value in tensors.items()
+    }
 
 
 def _layer_norm(x: Array, weight: Array, bias: Array, eps: float) -> Array:
@@ -76,7 +118,8 @@ class SentenceEncoder:
         self._heads = int(config["num_attention_heads"])
         self._layers = int(config["num_hidden_layers"])
         self._eps = float(config.get("layer_norm_eps", 1e-12))
-        self._w = read_safetensors(folder / "model.safetensors")
+        # Copied out of the map, which is then closed: only the compact copy stays resident.
+        self._w = compact(read_safetensors(folder / "model.safetensors"))
         self.dimensions = int(config["hidden_size"])
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(MAX_TOKENS)
@@ -84,11 +127,20 @@ class SentenceEncoder:
 
     def _p(self, name: str) -> Array:
         """Return one weight as float32."""
-        return np.asarray(self._w[name], dtype=np.float32)
+        weight = self._w[name]
+        return weight.rows(np.arange(len(weight.values))) if isinstance(weight, Rows) else weight
+
+    def _rows(self, name: str, index: NDArray[np.int64]) -> Array:
+        """Return some rows of one weight (an embedding table) as float32."""
+        weight = self._w[name]
+        return weight.rows(index) if isinstance(weight, Rows) else weight[index]
 
     def _dense(self, x: Array, name: str) -> Array:
         """Apply a linear layer stored as PyTorch does (out, in)."""
-        return x @ self._p(name + ".weight").T + self._p(name + ".bias")
+        weight = self._w[name + ".weight"]
+        if isinstance(weight, Rows):
+            return weight.apply(x) + self._p(name + ".bias")
+        return x @ weight.T + self._p(name + ".bias")
 
     def _attention(self, x: Array, mask: Array, prefix: str) -> Array:
         """Apply one layer's self-attention to a batch (batch, tokens, hidden)."""
@@ -124,9 +176,9 @@ class SentenceEncoder:
         keep = np.array([e.attention_mask for e in encodings], dtype=np.float32)
         positions = np.arange(ids.shape[1])
         x = (
-            np.asarray(self._w["embeddings.word_embeddings.weight"][ids], dtype=np.float32)
-            + self._p("embeddings.position_embeddings.weight")[positions]
-            + self._p("embeddings.token_type_embeddings.weight")[0]
+            self._rows("embeddings.word_embeddings.weight", ids)
+            + self._rows("embeddings.position_embeddings.weight", positions)
+            + self._rows("embeddings.token_type_embeddings.weight", np.zeros(1, dtype=np.int64))
         )
         ln = "embeddings.LayerNorm"
         x = _layer_norm(x, self._p(ln + ".weight"), self._p(ln + ".bias"), self._eps)
