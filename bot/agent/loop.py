@@ -161,7 +161,7 @@ class Agent:
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
         owner_id = snapshot.conversation.owner_id
-        web = await self._web.budget(owner_id, snapshot.turns) if self._web else None
+        web = await self._web.budget(owner_id) if self._web else None
         state = _TurnState(
             snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline, web
         )
@@ -222,6 +222,9 @@ class Agent:
         results, writes = await self._tool_calls.run(
             conversation, message, state.turns, state.answer.changes
         )
+        if state.web is not None and (note := state.web.used_up_note()) is not None:
+            # The web tools stay offered (the cached prefix holds); the cap is told instead.
+            results.append(text_block(note))
         turn = await self._conversations.append(conversation, "user", results, writes)
         state.turns.append(turn)
 
