@@ -283,6 +283,8 @@ class Agent:
             turns=[(t.role, t.content) for t in state.turns],
             force_answer=force_answer,
             files=state.files,
+            # Telegram's groups have negative chat ids; a private chat's is the user's id.
+            group=conversation.chat_id < 0,
         )
         state.request = request
         # Tools run outside the deadline: a database write is never cut off halfway.
