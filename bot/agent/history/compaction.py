@@ -18,7 +18,7 @@ from bot.agent.account import account_problem
 from bot.agent.history.ledger import carried, memory_changes, open_question_lines
 from bot.agent.history.unanswered import first_unanswered
 from bot.conversations.content import block_text, is_tool_result
-from bot.conversations.snapshot import Snapshot, StoredTurn
+from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
 from memory.proposals import ProposalStore
 
@@ -159,6 +159,24 @@ class Compactor:
         prose = "".join(b.text for b in response.content if b.type == "text").strip()
         return prose or previous
 
+    async def _ledger(
+        self, conversation: ConversationState, folded: Sequence[StoredTurn]
+    ) -> tuple[str, ...]:
+        """Return the list of changes: the earlier list's, the folded turns', open questions.
+
+        The memory questions still open are tool calls, which the summary leaves out.
+        """
+        asked = (
+            await self._proposals.open_questions(conversation.owner_id, conversation.id)
+            if self._proposals is not None
+            else []
+        )
+        return (
+            *carried(conversation.summary_changes),
+            *memory_changes(folded),
+            *open_question_lines(asked),
+        )
+
     async def compact_if_needed(
         self, snapshot: Snapshot, deadline: float | None = None
     ) -> Snapshot:
@@ -180,18 +198,8 @@ class Compactor:
             # The model is away (the SDK's retries ran out): keep everything, try next turn.
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot
-        # The memory changes are listed by code, not by the summariser, so none is lost;
-        # so are the memory questions still open (a tool call, which the summary leaves out).
-        asked = (
-            await self._proposals.open_questions(conversation.owner_id, conversation.id)
-            if self._proposals is not None
-            else []
-        )
-        changes = (
-            *carried(conversation.summary_changes),
-            *memory_changes(folded),
-            *open_question_lines(asked),
-        )
+        # The memory changes are listed by code, not by the summariser, so none is lost.
+        changes = await self._ledger(conversation, folded)
         await self._conversations.compact(conversation.id, prose, folded[-1].id, changes)
         logger.info(
             "compacted conversation %s: folded %d turns (%d tokens)",
