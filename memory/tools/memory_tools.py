@@ -14,8 +14,14 @@ from memory.tools.args import (
     UpdateMemoryArgs,
 )
 from memory.tools.base import FoundMemory, Tool, ToolContext, ToolOutcome
-from memory.tools.proposal_texts import fact_refused, not_proposed, proposed, same_subjects
-from memory.tools.subjects import lacks_person, someone_elses
+from memory.tools.proposal_texts import (
+    MIXED_MEMBERS,
+    fact_refused,
+    not_proposed,
+    proposed,
+    same_subjects,
+)
+from memory.tools.subjects import lacks_person, person_of, someone_elses
 from memory.tools.texts import (
     ADD_DESCRIPTION,
     FORGET_DESCRIPTION,
@@ -96,6 +102,12 @@ async def propose_memory(ctx: ToolContext, args: ProposeMemoryArgs) -> ToolOutco
         return ToolOutcome("propose_memory is not available here.", is_error=True)
     # Whom it is about matters only in a group: in a private chat it is the user's.
     about = " ".join(args.about.split()) or None if args.about and ctx.speaker else None
+    named = {n.casefold(): n for f in args.facts if (n := person_of(f.subject))}
+    if ctx.speaker and (len(named) > 1 or (about and set(named) - {about.casefold()})):
+        return ToolOutcome(MIXED_MEMBERS, is_error=True)
+    if ctx.speaker and about is None and named:
+        # "Ann: diet" is Ann's even when about is left out: only Ann answers it.
+        [about] = named.values()
     facts: list[NewFact] = []
     for number, fact in enumerate(args.facts, 1):
         checked = await _proposable(ctx, fact, about)

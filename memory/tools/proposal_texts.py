@@ -6,6 +6,11 @@ from memory.block import quoted
 from memory.items import subject_key
 from memory.proposals import AskingBound, NewFact, Proposal
 
+MIXED_MEMBERS = (
+    "Nothing was proposed: in a group one question is about one member (about, and the name "
+    "its subjects start with) or about the whole group. Ask about one member's facts at a time."
+)
+
 
 def proposed(proposal: Proposal) -> str:
     """Say the bot asks the user about the facts with buttons, and what to do meanwhile."""

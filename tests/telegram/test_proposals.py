@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.agent.instructions import GROUP_RULES
 from bot.agent.proposal_answers import Member, may_answer
 from memory.categories import Category
 from memory.items import ProposalStatus
@@ -276,6 +277,23 @@ async def test_in_a_group_only_the_member_a_question_is_about_may_answer_it(harn
     await press(harness, question, button(question, "Remember"), FRIEND, first_name="Bob")
     assert last_answer(harness)["text"] == "Saved."
     assert [m.content for m in await harness.store.list_active(GROUP)] == ["Bob is vegan"]
+    # The group's own section of the instructions is sent in the group only.
+    assert GROUP_RULES in harness.model.requests[-1]["system"][0]["text"]
+    await harness.say(OWNER, "hi")
+    assert GROUP_RULES not in harness.model.requests[-1]["system"][0]["text"]
+
+    # A subject that names a member makes the question theirs, about or not; one member each.
+    herbs = {"content": "Bob hates cilantro", "category": "preference", "subject": "Bob: herbs"}
+    ann = {"content": "Ann likes basil", "category": "preference", "subject": "Ann: herbs"}
+    harness.model.script(
+        tool_use("propose_memory", asked(herbs, ann)),
+        tool_use("propose_memory", asked(herbs)),
+        text("Noted."),
+    )
+    await in_group(harness, "Bob hates cilantro, Ann likes basil", OWNER, "Alice")
+    mixed, alone = result_of(harness, -2), result_of(harness, -1)
+    assert mixed["is_error"] and "one question is about one member" in mixed["content"]
+    assert "Only Bob can answer it" in alone["content"]
 
 
 async def test_a_fact_about_the_whole_group_needs_no_name_and_any_member_answers(harness):
