@@ -86,7 +86,9 @@ def test_the_group_section_is_sent_in_groups_only_and_is_static():
             model="m", max_tokens=1, tools=[], memory_block="## Your Memory", summary=None,
             turns=[("user", [{"type": "text", "text": "hi"}])], group=group,
         )  # fmt: skip
-        return request["system"][0]["text"]
+        blocks = request["system"]
+        assert isinstance(blocks, list)
+        return blocks[0]["text"]
 
     assert GROUP_RULES in system(True) and GROUP_RULES not in system(False)
     assert system(True) == system(True)
