@@ -147,11 +147,6 @@ question about the whole group has no about, and any member may answer it.
 """
 
 
-def instructions_for(group: bool) -> str:
-    """Return the static instructions of a chat: with the group's section in a group."""
-    return f"{STATIC_INSTRUCTIONS}\n{GROUP_RULES}" if group else STATIC_INSTRUCTIONS
-
-
 # With memory off the block and the tools are left out, and the instructions above would
 # mislead the model; this comes after them, so the cached instructions stay the same.
 MEMORY_OFF_NOTE = (

@@ -16,7 +16,7 @@ from anthropic.types import (
 )
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
-from bot.agent.instructions import MEMORY_OFF_NOTE, instructions_for
+from bot.agent.instructions import GROUP_RULES, MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.agent.web.history import answered_web_calls, web_blocks_as_text
 from bot.agent.web.tools import WEB_TOOL_NAMES, web_tool_name
 from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
@@ -238,7 +238,8 @@ def build_request(
     group: a group chat, whose instructions end with the group's section (the same on every
     request of the chat, so the cached prefix holds).
     """
-    system: list[TextBlockParam] = [text_block(instructions_for(group))]
+    instructions = f"{STATIC_INSTRUCTIONS}\n{GROUP_RULES}" if group else STATIC_INSTRUCTIONS
+    system: list[TextBlockParam] = [text_block(instructions)]
     if memory_block:
         system.append({"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL})
     else:
