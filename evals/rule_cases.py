@@ -60,17 +60,19 @@ RULE_CASES: dict[R, tuple[str, ...]] = {
     R.SENSITIVE: ("health_not_offered",),
     R.NOT_LASTING: ("one_off_feeling", "create_a_task_not_claimed"),
     R.WRITING: ("german_request", "relative_date_made_absolute"),
-    R.WHOSE: ("group_names_the_speaker",),
+    R.WHOSE: ("explicit_save",),
     R.SUBJECTS: ("group_names_the_speaker", "wifi_pointer", "reply_language_saved"),
     R.GROUP_SUBJECTS: ("group_subject_starts_with_the_name",),
+    R.IDS: ("lists_what_it_remembers",),
+    R.TOOL_ERRORS: ("memory_full_told",),
+    R.GROUP_SPEAKERS: ("group_fact_needs_consent", "group_names_the_speaker"),
+    R.GROUP_NAMES: ("group_names_the_speaker", "group_fact_needs_consent"),
+    R.GROUP_ABOUT: ("group_tap_by_another_member",),
     R.GROUP_CONSENT: (
         "group_fact_needs_consent",
         "group_only_the_person_consents",
         "group_tap_by_another_member",
     ),
-    R.GROUP_REPLIES: ("group_fact_needs_consent",),
-    R.IDS: ("lists_what_it_remembers",),
-    R.TOOL_ERRORS: ("memory_full_told",),
 }
 # A trial's files stay available to its end: a file gone from the cache needs a case that
 # removes it between turns.

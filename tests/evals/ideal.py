@@ -356,14 +356,14 @@ IDEAL = {
     ),
     "consent_by_button": chat(
         [
-            ("Lisbon last month", tool_use("propose_memory", MAYA)),
+            ("Lisbon last month", tool_use("propose_memory", {"facts": [MAYA]})),
             ("tips", text("Try the miradouros at sunset, and the pastel de nata in Belém.")),
         ],
         on_result=[("Proposed", text("Lovely news about Maya!"))],
     ),
     "consent_by_words": chat(
         [
-            ("just moved to Lisbon", tool_use("propose_memory", MAYA)),
+            ("just moved to Lisbon", tool_use("propose_memory", {"facts": [MAYA]})),
             ("remember that", tool_use("add_to_memory", MAYA)),
         ],
         on_result=[("Proposed", text("Lovely news about Maya!"))],
