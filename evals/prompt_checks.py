@@ -1,10 +1,11 @@
 """What the model is told, as data to check: the instructions' rules and the tools' descriptions.
 
-Each rule of the instructions (the group section's too) and each tool's description is checked against its pinned
-words (evals/pins.py), whole: a rule inverted, a sentence added to a rule that contradicts it,
-a rule dropped, added or moved, a tool description changed, each breaks a check of its own.
-The policies both sides must state (evals/policies.py) are checked too. The checks take a
-Prompt, so a test can hand them a mutated copy (tests/evals/test_mutations.py).
+Each rule of the instructions (the group section's too) and each tool's description is
+checked against its pinned words (evals/pins.py), whole: a rule inverted, a sentence added to
+a rule that contradicts it, a rule dropped, added or moved, a tool description changed, each
+breaks a check of its own. The policies both sides must state (evals/policies.py) are checked
+too. The checks take a Prompt, so a test can hand them a mutated copy
+(tests/evals/test_mutations.py).
 """
 
 import dataclasses
@@ -16,7 +17,6 @@ from bot.reminders.tools import REMINDER_TOOLS
 from evals.pins import PINNED_RULES, PINNED_TOOLS
 from evals.policies import policy_gaps
 from memory.tools import MEMORY_TOOLS
-
 
 # The rules of the group section: sent after the instructions, in group chats only.
 GROUP_ONLY = frozenset(rule.name for rule in GROUP_SECTION)

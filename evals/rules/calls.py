@@ -44,7 +44,8 @@ class Called:
     content: str | None = None
     memory_id: str | None = None
     query: str | None = None
-    # Other arguments (a reminder's), each a regex its value as text must match.
+    # Other arguments (a reminder's, or a question's about), each a regex its value as text
+    # must match: a fact's own, else the call's (propose_memory's about is the call's).
     arguments: tuple[tuple[str, str], ...] = ()
     note: str = ""
 
@@ -66,7 +67,7 @@ class Called:
     def _matches(self, call: ToolCall, transcript: Transcript) -> bool:
         """Tell whether a call succeeded with arguments (or one fact of them) that match."""
         return not call.is_error and any(
-            self._args_match(args, transcript) for args in facts_of(call.input)
+            self._args_match(call.input | args, transcript) for args in facts_of(call.input)
         )
 
     def _args_match(self, args: dict[str, Any], transcript: Transcript) -> bool:
