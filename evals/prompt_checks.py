@@ -49,11 +49,13 @@ class Prompt:
 
     def with_rule(self, name: RuleName, text: str | None) -> "Prompt":
         """Return a copy with one rule's words replaced, or the rule left out (None)."""
-        rules = tuple(
-            rule if rule.name != name else dataclasses.replace(rule, text=text)
-            for rule in self.rules
-            if rule.name != name or text is not None
-        )
+        if text is None:
+            rules = tuple(rule for rule in self.rules if rule.name != name)
+        else:
+            rules = tuple(
+                rule if rule.name != name else dataclasses.replace(rule, text=text)
+                for rule in self.rules
+            )
         return dataclasses.replace(self, rules=rules)
 
     def with_tool(self, tool: str, description: str) -> "Prompt":
@@ -64,7 +66,8 @@ class Prompt:
 
 def current_prompt() -> Prompt:
     """Return what the bot tells the model today: its rules (a group's too) and its tools."""
-    tools = [(tool.name, tool.description) for tool in (*MEMORY_TOOLS, *REMINDER_TOOLS)]
+    tools = [(tool.name, tool.description) for tool in MEMORY_TOOLS]
+    tools += [(tool.name, tool.description) for tool in REMINDER_TOOLS]
     return Prompt((*RULES, *GROUP_SECTION), tuple(tools))
 
 
@@ -78,7 +81,7 @@ def _differs(what: str, said: str | None, pinned: str) -> str | None:
 def rule_break(prompt: Prompt, name: RuleName) -> str | None:
     """Say how a rule differs from its pinned words (whole), or None when it does not."""
     rule = prompt.rule(name)
-    return _differs(f"rule {name.value}", rule and rule.text, PINNED_RULES[name])
+    return _differs(f"rule {name.value}", rule.text if rule else None, PINNED_RULES[name])
 
 
 def order_break(prompt: Prompt) -> str | None:
