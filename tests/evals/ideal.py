@@ -55,6 +55,11 @@ ALEC_BIRTHDAY = {"content": "Alec is the user's boss; his birthday is on 3 May",
                  "category": "person", "subject": "Alec"}  # fmt: skip
 MIA = {"content": "The user's sister Mia moved to Porto", "category": "person", "subject": "Mia"}
 CARLA = {"content": "Priya is Carla's manager", "category": "person", "subject": "Carla"}
+TOM = {"content": "Tom, the user's brother, lives in Oslo", "category": "person", "subject": "Tom"}
+MARATHON = {"content": "The user is training for a marathon", "category": "context",
+            "subject": "marathon"}  # fmt: skip
+THURSDAYS = {"content": "The team meets every Thursday evening", "category": "context",
+             "subject": "team meetings"}  # fmt: skip
 WEEKLY_PLAN = {"text": "plan for the week", "at_local": "2026-03-16T09:00",
                "rrule": "FREQ=WEEKLY;BYDAY=MO", "check_in": True}  # fmt: skip
 
@@ -511,6 +516,37 @@ IDEAL = {
             ("When was the person", Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), BORN])),
             ("all I needed", text("You're welcome.")),
         ]
+    ),
+    "several_facts_one_toggled_off": chat(
+        [("Tom lives in Oslo", tool_use("propose_memory", {"facts": [TOM, MARATHON]}))],
+        on_result=[("Proposed", text("Good luck with the training!"))],
+    ),
+    "update_tapped_old_to_new": chat(
+        [
+            (
+                "birthday",
+                lambda b: tool_use(
+                    "propose_memory",
+                    {"facts": [{**ALEC_BIRTHDAY, "memory_id": block_id(b, "Alec")}]},
+                ),
+            )
+        ],
+        on_result=[("Proposed", text("Nice to know."))],
+    ),
+    "group_fact_about_the_whole_group": chat(
+        [("every Thursday", tool_use("propose_memory", {"facts": [THURSDAYS]}))],
+        on_result=[("Proposed", text("Thursday evenings it is."))],
+    ),
+    "reminder_moved_to_five": chat(
+        [
+            (
+                "call the bank",
+                tool_use("create_reminder", {"text": "call the bank", "when": "tomorrow at 9"}),
+            ),
+            ("5 pm", tool_use("update_reminder", {"reminder_id": 1, "when": "5 pm"})),
+        ],
+        on_result=[("17:00", text("Moved: tomorrow, Thu 12 Mar, at 17:00."))],
+        after_tool="Set for tomorrow, Thu 12 Mar, at 09:00.",
     ),
 }
 

@@ -19,7 +19,69 @@ CELLO = {"content": "The user is learning the cello", "category": "context", "su
 INES = {"content": "Ines works at the Porto aquarium", "category": "person", "subject": "Ines"}
 BANK_PIN = {"content": "The user banks with N26; card PIN 7391"}
 
+TOM = {"content": "Tom, the user's brother, lives in Oslo", "category": "person", "subject": "Tom"}
+MARATHON = {"content": "The user is training for a marathon", "category": "context",
+            "subject": "marathon"}  # fmt: skip
+
 WRONG: dict[str, list[Model]] = {
+    "several_facts_one_toggled_off": [
+        chat(
+            [
+                (
+                    "Tom lives in Oslo",
+                    tool_uses(
+                        [
+                            ("propose_memory", {"facts": [TOM]}),
+                            ("propose_memory", {"facts": [MARATHON]}),
+                        ]
+                    ),
+                ),
+            ],
+            on_result=[("Proposed", text("Good luck!"))],
+        )
+    ],
+    # The update loses the old fact: Alec is no longer the boss.
+    "update_tapped_old_to_new": [
+        chat(
+            [
+                (
+                    "birthday",
+                    lambda b: tool_use(
+                        "propose_memory",
+                        {
+                            "facts": [
+                                {
+                                    "content": "Alec's birthday is on 3 May",
+                                    "category": "person",
+                                    "subject": "Alec",
+                                    "memory_id": block_id(b, "Alec"),
+                                }
+                            ]
+                        },
+                    ),
+                )
+            ],
+            on_result=[("Proposed", text("Nice to know."))],
+        )
+    ],
+    # Moves it by setting a second reminder.
+    "reminder_moved_to_five": [
+        chat(
+            [
+                (
+                    "call the bank",
+                    tool_use("create_reminder", {"text": "call the bank", "when": "tomorrow at 9"}),
+                ),
+                (
+                    "5 pm",
+                    tool_use(
+                        "create_reminder", {"text": "call the bank", "when": "tomorrow at 5 pm"}
+                    ),
+                ),
+            ],
+            on_result=[("17:00", text("Set for 17:00 tomorrow."))],
+        )
+    ],
     # One question per fact instead of one with both (the code refuses the second, but tried).
     "two_facts_one_question": [
         chat(
