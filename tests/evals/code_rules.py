@@ -58,6 +58,11 @@ def asking_bound_breaks(bound: Bound, limit: int = 3) -> list[str]:
          "too_many"),
     ]  # fmt: skip
     broken = []
+    # A question of several facts: one declined among them stops it too.
+    several = [fact_key(*other), fact_key(*TEA)]
+    got = bound([_asked(ProposalStatus.DECLINED, 1)], 2, several, limit)
+    if not (got and AskingBound(got) is AskingBound.DECLINED):
+        broken.append(f"a declined fact among several: got {got}, not declined")
     for what, earlier, wanted in situations:
         got = bound(earlier, 2, [fact_key(*TEA)], limit)
         if (got and AskingBound(got)) != (wanted and AskingBound(wanted)):
