@@ -233,7 +233,11 @@ def bulk_services(
 def chat_service(settings: Settings, parts: AgentParts, now: Callable[[], datetime]) -> ChatService:
     """Build the chat service: the agent, and the compactor of its conversations' history."""
     compactor = Compactor(
-        parts.client, settings.anthropic_model, parts.conversations, settings.history_token_budget
+        parts.client,
+        settings.anthropic_model,
+        parts.conversations,
+        settings.history_token_budget,
+        parts.tool_calls.proposals,
     )
     return ChatService(
         parts.conversations,

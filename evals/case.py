@@ -23,6 +23,9 @@ ZONE = "Europe/Berlin"
 # A Wednesday morning: the date line of every message unless a case sets its own clock.
 DEFAULT_NOW = datetime(2026, 3, 11, 9, 30, tzinfo=ZoneInfo(ZONE))
 
+# A tap of a fact's toggle: "Toggle 2" flips the second fact of the newest question.
+TOGGLE = "Toggle "
+
 
 @dataclass(frozen=True)
 class Seed:
@@ -43,7 +46,8 @@ class Turn:
     new_conversation: bool = False  # the conversation before it ends first, as after /new
     forwarded_from: str | None = None  # the user forwards someone else's message
     # "Remember" or "No": instead of writing, the user taps that button under the newest
-    # memory question (propose_memory); the bot answers it without a model call.
+    # memory question (propose_memory); the bot answers it without a model call. "Toggle 2"
+    # flips the toggle of its second fact.
     tap: str | None = None
     voice: bool = False  # the text is a voice note's transcript, marked as one
     quote: str | None = None  # the message the user replies to, quoted in the turn

@@ -1,34 +1,43 @@
 """What the model is told, as data to check: the instructions' rules and the tools' descriptions.
 
-Each rule of the instructions and each tool's description is checked against its pinned
-words (evals/pins.py), whole: a rule inverted, a sentence added to a rule that contradicts it,
-a rule dropped, added or moved, a tool description changed, each breaks a check of its own.
-The policies both sides must state (evals/policies.py) are checked too. The checks take a
-Prompt, so a test can hand them a mutated copy (tests/evals/test_mutations.py).
+Each rule of the instructions (the group section's too) and each tool's description is
+checked against its pinned words (evals/pins.py), whole: a rule inverted, a sentence added to
+a rule that contradicts it, a rule dropped, added or moved, a tool description changed, each
+breaks a check of its own. The policies both sides must state (evals/policies.py) are checked
+too. The checks take a Prompt, so a test can hand them a mutated copy
+(tests/evals/test_mutations.py).
 """
 
 import dataclasses
 from dataclasses import dataclass
 
-from bot.agent.instructions import RULES
+from bot.agent.instructions import GROUP_SECTION, RULES
 from bot.agent.rules import Rule, RuleName, joined
 from bot.reminders.tools import REMINDER_TOOLS
 from evals.pins import PINNED_RULES, PINNED_TOOLS
 from evals.policies import policy_gaps
 from memory.tools import MEMORY_TOOLS
 
+# The rules of the group section: sent after the instructions, in group chats only.
+GROUP_ONLY = frozenset(rule.name for rule in GROUP_SECTION)
+
 
 @dataclass(frozen=True)
 class Prompt:
-    """The instructions as named rules, and each tool's description by name, in their order."""
+    """The instructions as named rules (the group section's last), and each tool's description."""
 
     rules: tuple[Rule, ...]
     tools: tuple[tuple[str, str], ...]
 
     @property
     def instructions(self) -> str:
-        """Return the instructions the rules make, as the bot sends them."""
-        return joined(self.rules)
+        """Return the instructions the rules make, as the bot sends them in every chat."""
+        return joined(tuple(rule for rule in self.rules if rule.name not in GROUP_ONLY))
+
+    @property
+    def group_section(self) -> str:
+        """Return the section the group rules make, sent after the instructions in groups."""
+        return joined(tuple(rule for rule in self.rules if rule.name in GROUP_ONLY))
 
     def description(self, tool: str) -> str | None:
         """Return a tool's description, or None when there is no such tool."""
@@ -40,11 +49,13 @@ class Prompt:
 
     def with_rule(self, name: RuleName, text: str | None) -> "Prompt":
         """Return a copy with one rule's words replaced, or the rule left out (None)."""
-        rules = tuple(
-            rule if rule.name != name else dataclasses.replace(rule, text=text)
-            for rule in self.rules
-            if rule.name != name or text is not None
-        )
+        if text is None:
+            rules = tuple(rule for rule in self.rules if rule.name != name)
+        else:
+            rules = tuple(
+                rule if rule.name != name else dataclasses.replace(rule, text=text)
+                for rule in self.rules
+            )
         return dataclasses.replace(self, rules=rules)
 
     def with_tool(self, tool: str, description: str) -> "Prompt":
@@ -54,9 +65,10 @@ class Prompt:
 
 
 def current_prompt() -> Prompt:
-    """Return what the bot tells the model today: its rules and its tools' descriptions."""
-    tools = [(tool.name, tool.description) for tool in (*MEMORY_TOOLS, *REMINDER_TOOLS)]
-    return Prompt(RULES, tuple(tools))
+    """Return what the bot tells the model today: its rules (a group's too) and its tools."""
+    tools = [(tool.name, tool.description) for tool in MEMORY_TOOLS]
+    tools += [(tool.name, tool.description) for tool in REMINDER_TOOLS]
+    return Prompt((*RULES, *GROUP_SECTION), tuple(tools))
 
 
 def _differs(what: str, said: str | None, pinned: str) -> str | None:
@@ -69,7 +81,7 @@ def _differs(what: str, said: str | None, pinned: str) -> str | None:
 def rule_break(prompt: Prompt, name: RuleName) -> str | None:
     """Say how a rule differs from its pinned words (whole), or None when it does not."""
     rule = prompt.rule(name)
-    return _differs(f"rule {name.value}", rule and rule.text, PINNED_RULES[name])
+    return _differs(f"rule {name.value}", rule.text if rule else None, PINNED_RULES[name])
 
 
 def order_break(prompt: Prompt) -> str | None:

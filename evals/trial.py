@@ -18,7 +18,7 @@ from bot.conversations.voice_refs import VoiceRef
 from bot.media.attachments import FileUnavailable, IncomingFile
 from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
-from evals.case import Case, Turn, member_id
+from evals.case import TOGGLE, Case, Turn, member_id
 from evals.recorder import Recorder
 from evals.sandbox import seed_memories
 from evals.transcript import Transcript
@@ -71,13 +71,20 @@ def _message(turn: Turn) -> IncomingMessage:
 
 
 async def _tap(services, case: Case, turn: Turn, asked: list[Proposal]) -> str:
-    """Tap Remember or No under the newest memory question (in a group, as the turn's member)."""
-    if not asked:
+    """Tap a button under the newest memory question (in a group, as the turn's member)."""
+    if not asked or turn.tap is None:
         return "[no memory question to tap]"
     answers = services.proposal_answers
-    answer = answers.remember if turn.tap == "Remember" else answers.decline
     member = Member(member_id(turn.sender), turn.sender) if turn.sender else None
-    tap = await answer(case.owner_id, asked[-1].id, member)
+    if turn.tap.startswith(TOGGLE):
+        facts = asked[-1].facts
+        number = int(turn.tap.removeprefix(TOGGLE))
+        if not 1 <= number <= len(facts):
+            return f"[no fact {number} to toggle]"
+        tap = await answers.toggle(case.owner_id, facts[number - 1].id, member)
+    else:
+        answer = answers.remember if turn.tap == "Remember" else answers.decline
+        tap = await answer(case.owner_id, asked[-1].id, member)
     return f"[tapped {turn.tap}: {tap.result.value}]"
 
 

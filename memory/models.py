@@ -17,6 +17,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -261,6 +262,17 @@ class MemoryProposalRecord(Base):
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # The memory a Remember saved (or a save in words settled it with).
     memory_id: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    # The question the fact belongs to (the id of its first fact): one message, one answer.
+    question_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # The memory the fact would update, and its content when asked (shown old -> new).
+    target_id: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    previous: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # In a group, the member the question is about (only they may answer); None: the group's.
+    about: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # The fact's toggle: Remember saves the chosen facts.
+    chosen: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=True, server_default=true()
+    )
 
     __table_args__ = (
         CheckConstraint(f"status IN ({PROPOSAL_STATUS_VALUES})", name="status"),

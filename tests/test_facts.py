@@ -39,15 +39,9 @@ async def test_a_save_without_a_subject_is_refused_and_saves_nothing(harness):
 
 
 async def test_two_group_members_on_one_topic_keep_a_memory_each(harness):
-    harness.model.script(
-        add("Ann is vegetarian", "preference", "diet"),
-        add("Ann is vegetarian", "preference", "Ann: diet"),
-        text("Noted, Ann."),
-    )
+    harness.model.script(add("Ann is vegetarian", "preference", "Ann: diet"), text("Noted, Ann."))
     await group_say(harness, "@memory_test_bot remember that I'm vegetarian", OWNER, "Ann")
-    refused, saved = results(harness)
-    # A member's preference without their name in its subject is refused, naming the speaker.
-    assert refused.get("is_error") and "'Ann: diet'" in refused["content"]
+    [saved] = results(harness)
     assert saved["content"].startswith("Saved as ")
 
     harness.model.script(
@@ -56,7 +50,7 @@ async def test_two_group_members_on_one_topic_keep_a_memory_each(harness):
         text("Noted, Bob."),
     )
     await group_say(harness, "@memory_test_bot remember that I'm vegan", FRIEND, "Bob")
-    _, _, others, bobs = results(harness)
+    _, others, bobs = results(harness)
     # Ann's memory is Ann's: the refusal offers no update of it, only another subject.
     assert "It is Ann's memory" in others["content"] and "update_memory" not in others["content"]
     assert bobs["content"].startswith("Saved as ")

@@ -263,6 +263,15 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "embedding": bytes(range(8)), "embedding_model": "all-MiniLM-L6-v2"},
         ],
     },
+    "0022": {
+        "memory_proposals": [
+            {"id": 2, "owner_id": -1001, "conversation_id": 3, "turn_id": 12,
+             "content": "The team meets on Thursdays", "category": "context",
+             "subject": "meeting day", "status": "pending", "created_at": LATER,
+             "answered_at": None, "memory_id": None, "question_id": 2, "target_id": None,
+             "previous": None, "about": None, "chosen": True},
+        ],
+    },
     "0024": {
         "job_claims": [
             {"name": "retention", "period": "2026-11-20", "claimed_by": "vm:4242:abcd1234",

@@ -1,11 +1,13 @@
 """Web search and links, end to end: the API's server tools, sources shown, replay, limits."""
 
+import json
 import logging
 
 import pytest
 import sqlalchemy as sa
 
 from bot.agent.web.tools import FETCH_TYPE, SEARCH_TYPE
+from bot.agent.web.turn import USED_UP
 from bot.telegram.format import MAX_MESSAGE_LENGTH
 from bot.telegram.texts import tool_status
 from tests.fakes.anthropic_server import Reply, paced, text, tool_use
@@ -205,16 +207,12 @@ async def test_one_cap_covers_searches_and_reads_together_per_answer_and_per_day
     assert [(t["name"], t["max_uses"]) for t in web_tools_of(model.requests[0])] == [
         ("web_search", 1), ("web_fetch", 1),
     ]  # fmt: skip
-    # The day has one use left: one tool alone is offered (no link: the search), and the
-    # history's page read goes as text, as the request has no web_fetch.
+    # The day has one use left: the tools are sent as before (the cached prefix holds), and
+    # the API's max_uses stops the second search of the call.
     model.script(greedy("three", "four"))
     await bot.say(OWNER, "and tomorrow?")
-    assert [(t["name"], t["max_uses"]) for t in web_tools_of(model.requests[1])] == [
-        ("web_search", 1)
-    ]
+    assert model.requests[1]["tools"] == model.requests[0]["tools"]
     assert made(model.answers[1]) == ["web_search"]
-    types = {b["type"] for m in model.requests[1]["messages"] for b in m["content"]}
-    assert "web_fetch_tool_result" not in types and "web_search_tool_result" in types
     # The day's three are spent: no web tools, and the history's web blocks told as text.
     model.script(text("I can't search any more today."))
     await bot.say(OWNER, "and Sunday?")
@@ -232,17 +230,24 @@ async def test_one_cap_covers_searches_and_reads_together_per_answer_and_per_day
     assert web_tools_of(model.requests[3]) == []
 
 
-async def test_an_answer_of_several_calls_shares_one_cap(start_bot):
-    bot = await start_bot(web_uses_per_turn=3)
+async def test_the_tools_stay_byte_identical_and_a_spent_answer_is_told_in_the_results(
+    start_bot,
+):
+    bot = await start_bot(web_uses_per_turn=2)
     model = bot.model
+    # One call searches and reads (the answer's two uses), and looks in memory too.
     looked_up = tool_use("search_memory", {"query": "pharmacy"}).content
-    first = Reply([*greedy("one").content[:-1], *looked_up], "tool_use")
-    model.script(first, greedy("two", "three", "four"))
-    await bot.say(OWNER, QUESTION)
-    assert made(model.answers[0]) + made(model.answers[1]) == ["web_search", "web_search"]
-    assert [t["max_uses"] for t in web_tools_of(model.requests[0])] == [2, 1]
-    # One search made: the next call of the same answer gets the two left, one each.
-    assert [t["max_uses"] for t in web_tools_of(model.requests[1])] == [1, 1]
+    first = Reply([*greedy("one", reads=PAGES[:1]).content[:-1], *looked_up], "tool_use")
+    model.script(first, text("It closes at 9."))
+    await bot.say(OWNER, f"when does it close? {PAGES[0]}")
+    # The next call of the same answer is told the web is spent, in the stored tool results.
+    results = model.requests[1]["messages"][-1]["content"]
+    assert results[-1]["text"] == USED_UP
+    model.script(text("Fine."), text("Sure."))
+    await bot.say(OWNER, "thanks")
+    await bot.say(OWNER, "and tomorrow?")
+    tools = [json.dumps(r["tools"], sort_keys=False) for r in model.requests]
+    assert len(model.requests) == 4 and len(set(tools)) == 1
     assert model.invalid == [] and model.unoffered == []
 
 

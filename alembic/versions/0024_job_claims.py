@@ -6,7 +6,7 @@ once it finished. A claim whose lease ran out with done_at still NULL was left b
 that died: the next process to ask takes it over, so the work is done once and never skipped.
 
 Revision ID: 0024
-Revises: 0021
+Revises: 0022
 Create Date: 2026-11-27 20:00:00.000000
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0024"
-down_revision: str | None = "0021"
+down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -4,8 +4,11 @@ The instructions are cached and sent on every request, so they stay static and s
 tools describe themselves (memory/tools/texts.py), and this says only the policy, in the
 same words the tools use. They are data: RULES, one named rule each (a sentence or a few that
 say one thing), joined in order into STATIC_INSTRUCTIONS, so a rule can be pinned, checked and
-mutated by name (evals/pins.py, evals/prompt_checks.py). Where the code keeps
-a rule too: asking, memory/proposals.py and memory/proposal_expiry.py; the summary's list of
+mutated by name (evals/pins.py, evals/prompt_checks.py); GROUP_SECTION, rules of the same
+form joined into GROUP_RULES, is sent after them in group chats only (static per chat, so the
+cache holds). Where the code keeps a rule too: asking, memory/proposals.py and
+memory/proposal_expiry.py; whom a group's question is about, bot/agent/proposal_answers.py;
+reminders' own words for a date, bot/reminders/words.py; the summary's list of
 memory changes, bot/agent/history/ledger.py; reminders, bot/reminders; sources (MARKERS),
 bot/agent/citations.py. CAN_DO and CANNOT_DO are the one place a new capability goes.
 Examples use placeholders ("<its id>"), never an id a model could copy as a real one.
@@ -100,8 +103,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         RuleName.REMINDER_WORDS,
-        "Never work out a time yourself: pass the user's words as a wall time (at_local) or a"
-        " duration (in_duration), and a repeat as an RFC 5545 rule.",
+        "Never work out a date or time yourself: pass the user's own words (\"next Friday at "
+        '9", "tomorrow evening") as when, which the code resolves, or a duration (in_duration),'
+        " and a repeat as an RFC 5545 rule; to move or change a reminder give only what "
+        "changes.",
     ),
     Rule(
         RuleName.REMINDER_SAID_BACK,
@@ -182,12 +187,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         RuleName.ONE_QUESTION,
-        "At most one memory question per reply, covering every fact of that message.",
+        "At most one memory question per reply: one propose_memory call with every fact of "
+        "that message (up to 5, a toggle each; Remember saves the chosen ones).",
     ),
     Rule(
         RuleName.CONSENT,
-        "Only a tap of Remember or a clear yes counts (a yes: add_to_memory); a no means no: "
-        "save nothing and don't ask again.",
+        "Only a tap of Remember or a clear yes counts (a yes: add_to_memory, or update_memory "
+        "for an update); a no means no: save nothing and don't ask about it again in this "
+        "conversation.",
     ),
     Rule(
         RuleName.UNANSWERED,
@@ -211,19 +218,20 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         RuleName.ANOTHER_FACT,
-        "Another fact about a subject you already have is a new fact (ask as for any): update"
-        " that memory with both, never losing the old one; one fact never replaces another, "
-        "nor another person's.",
+        "Another fact about a subject you already have is a new fact: ask as for any, "
+        "proposing an update of that memory (its memory_id; the user sees old -> new), or "
+        "update it at once when asked to remember it; its new content has both, never losing "
+        "the old one; one fact never replaces another, nor another person's.",
     ),
     Rule(
         RuleName.FORGET_ONE,
-        '"Forget that": forget_memory.',
+        '"Forget that": forget_memory; never forget a memory unasked.',
         Start.ITEM,
     ),
     Rule(
         RuleName.FORGET_EVERYTHING,
         '"Forget everything": point to /memory clear, which forgets every memory, and say '
-        "conversations are still kept.",
+        "conversations are still kept; /delete_my_data deletes everything the bot keeps.",
     ),
     Rule(
         RuleName.MEMORY_COMMAND,
@@ -258,8 +266,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         RuleName.WHOSE,
-        'In a private chat write "The user..."; in a group name the person ("Ann\'s boss is '
-        'Alec"), never "the user".',
+        'In a private chat write "The user...".',
     ),
     Rule(
         RuleName.SUBJECTS,
@@ -269,17 +276,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         RuleName.GROUP_SUBJECTS,
-        'In a group a preference or context subject starts with the person\'s name ("Ann: diet").',
-    ),
-    Rule(
-        RuleName.GROUP_CONSENT,
-        "In a group, a fact about someone is saved only when that person agrees.",
-        Start.PARAGRAPH,
-    ),
-    Rule(
-        RuleName.GROUP_REPLIES,
-        "You see only messages that mention you or reply to you, so when you ask someone, "
-        "tell them to reply to your message.",
+        "In a group, a member's own preference or context subject starts with their name "
+        '("Ann: diet"); the group\'s own facts need none.',
     ),
     Rule(
         RuleName.IDS,
@@ -292,6 +290,37 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 STATIC_INSTRUCTIONS = joined(RULES)
+
+# Sent after the instructions in a group chat only (bot/agent/request.py): the same on every
+# request of the chat, so its cached prefix holds; named rules like RULES.
+GROUP_SECTION: tuple[Rule, ...] = (
+    Rule(
+        RuleName.GROUP_SPEAKERS,
+        'Several members talk to you here: the date line says who is speaking ("from Ann"), '
+        "and you see only messages that mention you or reply to you.",
+        Start.SECTION,
+        "In a group",
+    ),
+    Rule(
+        RuleName.GROUP_NAMES,
+        'Write a member\'s facts with their name ("Ann\'s boss is Alec"), never "the user"; a '
+        'fact about the whole group ("The group meets every Thursday evening") needs no '
+        "member's name.",
+    ),
+    Rule(
+        RuleName.GROUP_ABOUT,
+        "Ask about a fact said in passing with propose_memory as anywhere, with about: the "
+        "member the facts are about.",
+    ),
+    Rule(
+        RuleName.GROUP_CONSENT,
+        "Only that member can answer its buttons, so a fact about someone is saved only when "
+        "that person agrees; a question about the whole group has no about, and any member may "
+        "answer it.",
+    ),
+)
+GROUP_RULES = joined(GROUP_SECTION)
+
 
 # With memory off the block and the tools are left out, and the instructions above would
 # mislead the model; this comes after them, so the cached instructions stay the same.

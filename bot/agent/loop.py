@@ -165,7 +165,7 @@ class Agent:
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
         owner_id = snapshot.conversation.owner_id
-        web = await self._web.budget(owner_id, snapshot.turns) if self._web else None
+        web = await self._web.budget(owner_id) if self._web else None
         state = _TurnState(
             snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline, web
         )
@@ -258,6 +258,9 @@ class Agent:
         results, writes = await self._tool_calls.run(
             conversation, message, state.turns, state.answer.changes
         )
+        if state.web is not None and (note := state.web.used_up_note()) is not None:
+            # The web tools stay offered (the cached prefix holds); the cap is told instead.
+            results.append(text_block(note))
         turn = await self._conversations.append(conversation, "user", results, writes)
         state.turns.append(turn)
 
@@ -316,6 +319,8 @@ class Agent:
             turns=[(t.role, t.content) for t in state.turns],
             force_answer=force_answer,
             files=state.files,
+            # Telegram's groups have negative chat ids; a private chat's is the user's id.
+            group=conversation.chat_id < 0,
         )
         state.request = request
         # Tools run outside the deadline: a database write is never cut off halfway.

@@ -1,9 +1,10 @@
 """The user's answers to the model's memory questions by button, and what the model is told.
 
-A tap of Remember saves the proposed memory at once, through add_to_memory's own checks and
-write (logged for Undo), without a model call; a tap of No records the decline. Either, and
-an Undo of one of the model's changes, becomes a note the model reads in the user's next
-message (bot.conversations.notes).
+A tap of Remember saves the question's chosen facts at once, through add_to_memory's own
+checks and write (an update through the same write as update_memory), each logged for Undo,
+without a model call; a fact toggled off, and a tap of No, are declined. Either, and an Undo
+of one of the model's changes, becomes a note the model reads in the user's next message
+(bot.conversations.notes). In a group only the member a question is about may answer it.
 """
 
 from dataclasses import dataclass
@@ -13,16 +14,22 @@ from bot.conversations.notes import PendingNotes
 from bot.conversations.snapshot import ChatThread
 from memory.block import quoted
 from memory.budget import MemoryFull
-from memory.categories import Category
-from memory.items import ChangeKind, MemoryChange, ProposalStatus, UndoResult
-from memory.proposals import Proposal, ProposalStore
+from memory.items import (
+    ChangeKind,
+    MemoryChange,
+    MemoryNotFound,
+    ProposalStatus,
+    UndoResult,
+    UpdateMemory,
+)
+from memory.proposals import Proposal, ProposalStore, ProposedFact
 from memory.secret_text import secret_in
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.tools import ToolContext
 from memory.tools.args import AddToMemoryArgs
 from memory.tools.memory_tools import add_to_memory
-from memory.tools.subjects import is_speaker, person_of
+from memory.tools.subjects import is_speaker
 
 
 class TapResult(StrEnum):
@@ -37,9 +44,10 @@ class TapResult(StrEnum):
     FULL = "full"  # kept waiting: a tap after deleting some saves it
     SUBJECT_TAKEN = "subject_taken"  # a memory has its subject now: it expires
     SECRET = "secret"  # it holds a secret (asked before secrets were refused): it expires
-    NOT_YOURS = "not_yours"  # in a group, a member it is not about and who did not say it
+    NOT_YOURS = "not_yours"  # in a group, a member it is not about
     # Left unanswered by the user's next message: it expired (memory/proposal_expiry.py).
     EXPIRED = "expired"
+    TOGGLED = "toggled"  # a fact's toggle flipped: the question is shown again
 
 
 @dataclass(frozen=True)
@@ -50,35 +58,22 @@ class Member:
     name: str
 
 
-def about_whom(proposal: Proposal) -> str | None:
-    """Return the member a question is about: "Ann" of "Ann: diet", or a person's name."""
-    if (name := person_of(proposal.subject)) is not None:
-        return name
-    return proposal.subject if proposal.category is Category.PERSON else None
-
-
-def may_answer(proposal: Proposal, said_by: int | None, member: Member) -> bool:
-    """Tell whether a member may answer a group's question: the one it is about, or who said it.
+def may_answer(proposal: Proposal, member: Member) -> bool:
+    """Tell whether a group member may answer a question: only the member it is about.
 
     A fact about someone is saved only with their agreement (the instructions' rule, kept by
-    code here); the one who said it may take it back or confirm it.
+    code here); a question about the whole group (about None) is any member's to answer.
     """
-    if said_by is not None and member.user_id == said_by:
-        return True
-    about = about_whom(proposal)
-    if about is not None and is_speaker(about, member.name):
-        return True
-    # A question whose sayer and subject are both unknown is left to anyone, not to no one.
-    return said_by is None and about is None
+    return proposal.about is None or is_speaker(proposal.about, member.name)
 
 
 @dataclass(frozen=True)
 class Tap:
-    """The outcome of a tap: what came of it, the proposal, and the change it made."""
+    """The outcome of a tap: what came of it, the question, and the changes it made."""
 
     result: TapResult
     proposal: Proposal | None = None
-    change: MemoryChange | MemoryFull | None = None
+    changes: tuple[MemoryChange | MemoryFull, ...] = ()
 
 
 def undone_note(result: UndoResult) -> str:
@@ -110,35 +105,38 @@ class ProposalAnswers:
         self.notes = notes
 
     async def _pending(
-        self, owner_id: int, proposal_id: int, member: Member | None
+        self, owner_id: int, proposal: Proposal | None, member: Member | None
     ) -> Tap | Proposal:
-        """Return the owner's proposal while it waits for this member's answer, else the outcome.
+        """Return the owner's question while it waits for this member's answer, else the outcome.
 
         member: who tapped in a group (None in a private chat, where the owner is the user).
         """
-        proposal = await self.proposals.find(owner_id, proposal_id)
         if proposal is None:
             return Tap(TapResult.GONE)
         if proposal.status is ProposalStatus.EXPIRED:
             return Tap(TapResult.EXPIRED, proposal)
         if proposal.status is not ProposalStatus.PENDING:
             return Tap(TapResult.ANSWERED, proposal)
-        if member is not None:
-            turn = proposal.turn_id
-            said_by = None if turn is None else await self.notes.sender_of(owner_id, turn)
-            if not may_answer(proposal, said_by, member):
-                return Tap(TapResult.NOT_YOURS, proposal)
+        if member is not None and not may_answer(proposal, member):
+            return Tap(TapResult.NOT_YOURS, proposal)
         return proposal
 
-    async def remember(self, owner_id: int, proposal_id: int, member: Member | None = None) -> Tap:
-        """Save the proposed memory now, as add_to_memory would, and tell the model."""
-        proposal = await self._pending(owner_id, proposal_id, member)
+    async def toggle(self, owner_id: int, fact_id: int, member: Member | None = None) -> Tap:
+        """Flip one fact's toggle of a waiting question; return the question as it now is."""
+        found = await self.proposals.find_by_fact(owner_id, fact_id)
+        proposal = await self._pending(owner_id, found, member)
         if isinstance(proposal, Tap):
             return proposal
-        if (secret := secret_in(proposal.content, proposal.subject)) is not None:
-            done = f"nothing was saved: it looks like {secret}, and secrets are never kept."
-            await self._answer(proposal, ProposalStatus.EXPIRED, done)
-            return Tap(TapResult.SECRET, proposal)
+        if not await self.proposals.toggle(owner_id, fact_id):
+            return Tap(TapResult.ANSWERED, proposal)
+        return Tap(TapResult.TOGGLED, await self.proposals.find(owner_id, proposal.id))
+
+    async def remember(self, owner_id: int, proposal_id: int, member: Member | None = None) -> Tap:
+        """Save the question's chosen facts now, as add_to_memory would, and tell the model."""
+        found = await self.proposals.find(owner_id, proposal_id)
+        proposal = await self._pending(owner_id, found, member)
+        if isinstance(proposal, Tap):
+            return proposal
         if not await self._switch.is_on(owner_id):
             return Tap(TapResult.MEMORY_OFF, proposal)
         ctx = ToolContext(
@@ -148,44 +146,84 @@ class ProposalAnswers:
             proposal.conversation_id,
             memory_limit=self._store.limit,
         )
-        args = AddToMemoryArgs(
-            content=proposal.content, category=proposal.category, subject=proposal.subject
+        changes: list[MemoryChange | MemoryFull] = []
+        said: list[str] = []
+        results: list[TapResult] = []
+        waiting = [f for f in proposal.facts if f.status is ProposalStatus.PENDING]
+        for fact in waiting:
+            if not fact.chosen:
+                await self.proposals.answer(owner_id, fact.id, ProposalStatus.DECLINED)
+                said.append(f"{quoted(fact.content)}: toggled off, not saved")
+                continue
+            result, line, change = await self._save(ctx, fact)
+            results.append(result)
+            if change is not None:
+                changes.append(change)
+            if result is TapResult.FULL:
+                break  # kept waiting: a tap after deleting some saves the rest
+            said.append(line)
+        if said:
+            await self._note(proposal, "Remember", "; ".join(said))
+        result = next(
+            (r for r in (TapResult.SAVED, TapResult.FULL) if r in results),
+            results[0] if results else TapResult.DECLINED,
         )
+        return Tap(result, await self.proposals.find(owner_id, proposal.id), tuple(changes))
+
+    async def _save(
+        self, ctx: ToolContext, fact: ProposedFact
+    ) -> tuple[TapResult, str, MemoryChange | MemoryFull | None]:
+        """Save (or update) one chosen fact; return what came of it and the model's line."""
+        owner_id = ctx.owner_id
+        if (secret := secret_in(fact.content, fact.subject)) is not None:
+            await self.proposals.answer(owner_id, fact.id, ProposalStatus.EXPIRED)
+            line = f"nothing was saved: it looks like {secret}, and secrets are never kept."
+            return TapResult.SECRET, f"{quoted(fact.content)}: {line}", None
+        if fact.target_id is not None:
+            try:
+                change = await self._store.apply_undoable(
+                    owner_id, UpdateMemory(fact.target_id, fact.content), ctx.conversation_id
+                )
+            except MemoryNotFound:
+                await self.proposals.answer(owner_id, fact.id, ProposalStatus.EXPIRED)
+                line = f"[id:{fact.target_id}] is gone, so nothing was updated."
+                return TapResult.SUBJECT_TAKEN, f"{quoted(fact.content)}: {line}", None
+            await self.proposals.answer(owner_id, fact.id, ProposalStatus.ACCEPTED, change.item.id)
+            return TapResult.SAVED, f"{quoted(fact.content)}: updated [id:{change.item.id}]", change
+        args = AddToMemoryArgs(content=fact.content, category=fact.category, subject=fact.subject)
         outcome = await add_to_memory(ctx, args)
         if outcome.refusal is not None:
-            return Tap(TapResult.FULL, proposal, outcome.refusal)
+            return TapResult.FULL, "", outcome.refusal
         if outcome.change is None:
-            done = f"nothing was saved. {outcome.content}"
-            await self._answer(proposal, ProposalStatus.EXPIRED, done)
-            return Tap(TapResult.SUBJECT_TAKEN, proposal)
-        saved = outcome.change.item
-        await self._answer(
-            proposal, ProposalStatus.ACCEPTED, f"saved as [id:{saved.id}].", saved.id
-        )
-        return Tap(TapResult.SAVED, proposal, outcome.change)
+            await self.proposals.answer(owner_id, fact.id, ProposalStatus.EXPIRED)
+            line = f"nothing was saved. {outcome.content}"
+            return TapResult.SUBJECT_TAKEN, f"{quoted(fact.content)}: {line}", None
+        saved = outcome.change.item.id
+        await self.proposals.answer(owner_id, fact.id, ProposalStatus.ACCEPTED, saved)
+        return TapResult.SAVED, f"{quoted(fact.content)}: saved as [id:{saved}]", outcome.change
 
     async def decline(self, owner_id: int, proposal_id: int, member: Member | None = None) -> Tap:
-        """Record the user's No, and tell the model not to ask about it again."""
-        proposal = await self._pending(owner_id, proposal_id, member)
+        """Record the user's No for every fact, and tell the model not to ask about them again."""
+        found = await self.proposals.find(owner_id, proposal_id)
+        proposal = await self._pending(owner_id, found, member)
         if isinstance(proposal, Tap):
             return proposal
-        done = "not saved. Don't ask about it again in this conversation."
-        if not await self._answer(proposal, ProposalStatus.DECLINED, done):
+        declined = [
+            f
+            for f in proposal.facts
+            if await self.proposals.answer(owner_id, f.id, ProposalStatus.DECLINED)
+        ]
+        if not declined:
             return Tap(TapResult.ANSWERED, proposal)
+        facts = "; ".join(quoted(f.content) for f in declined)
+        done = f"{facts}: not saved. Don't ask about it again in this conversation."
+        await self._note(proposal, "No", done)
         return Tap(TapResult.DECLINED, proposal)
 
-    async def _answer(
-        self, proposal: Proposal, status: ProposalStatus, done: str, memory_id: str | None = None
-    ) -> bool:
-        """Record the answer and leave the model its note; tell whether it was still pending."""
-        owner_id = proposal.owner_id
-        if not await self.proposals.answer(owner_id, proposal.id, status, memory_id):
-            return False
-        button = "No" if status is ProposalStatus.DECLINED else "Remember"
-        asked = f"your memory question {quoted(proposal.content)}"
-        note = f"[Since your last reply the user tapped {button} on {asked}: {done}]"
-        await self.notes.add(owner_id, proposal.conversation_id, note)
-        return True
+    async def _note(self, proposal: Proposal, button: str, done: str) -> None:
+        """Leave the model its note of what the user's tap did."""
+        note = f"[Since your last reply the user tapped {button} on your memory question: {done}.]"
+        await self.notes.add(proposal.owner_id, proposal.conversation_id, note)
 
     async def undone(self, place: ChatThread, owner_id: int, result: UndoResult) -> None:
         """Tell the model, in the chat's open conversation, that the user undid its change."""

@@ -16,7 +16,7 @@ from anthropic.types import (
 )
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
-from bot.agent.instructions import MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
+from bot.agent.instructions import GROUP_RULES, MEMORY_OFF_NOTE, STATIC_INSTRUCTIONS
 from bot.agent.web.history import answered_web_calls, web_blocks_as_text
 from bot.agent.web.tools import WEB_TOOL_NAMES, web_tool_name
 from bot.conversations.blocks import Block, Content, FileKind, Role, WebBlock, text_block
@@ -229,13 +229,17 @@ def build_request(
     turns: Sequence[tuple[Role, Content]],
     force_answer: bool = False,
     files: Mapping[str, str | None] | None = None,
+    group: bool = False,
 ) -> MessageCreateParamsNonStreaming:
     """Return the keyword arguments of messages.create for one model call.
 
     An empty memory_block (memory off) leaves the block out; no tools leaves tools out.
     files maps each file's hash to its base64 data (None: gone); files not in it are gone.
+    group: a group chat, whose instructions end with the group's section (the same on every
+    request of the chat, so the cached prefix holds).
     """
-    system: list[TextBlockParam] = [text_block(STATIC_INSTRUCTIONS)]
+    instructions = f"{STATIC_INSTRUCTIONS}\n{GROUP_RULES}" if group else STATIC_INSTRUCTIONS
+    system: list[TextBlockParam] = [text_block(instructions)]
     if memory_block:
         system.append({"type": "text", "text": memory_block, "cache_control": CACHE_CONTROL})
     else:

@@ -54,10 +54,13 @@ class RuleName(StrEnum):
     WHOSE = auto()
     SUBJECTS = auto()
     GROUP_SUBJECTS = auto()
-    GROUP_CONSENT = auto()
-    GROUP_REPLIES = auto()
     IDS = auto()
     TOOL_ERRORS = auto()
+    # The group section, sent in group chats only (GROUP_SECTION).
+    GROUP_SPEAKERS = auto()
+    GROUP_NAMES = auto()
+    GROUP_ABOUT = auto()
+    GROUP_CONSENT = auto()
 
 
 class Start(Enum):
@@ -80,10 +83,15 @@ class Rule:
 
 
 def joined(rules: tuple[Rule, ...]) -> str:
-    """Return the instructions the rules make, in their order: the same rules, the same bytes."""
+    """Return the instructions the rules make, in their order: the same rules, the same bytes.
+
+    The first rule starts the text: only a section's heading goes before it.
+    """
     parts = []
     for index, rule in enumerate(rules):
         if index:
             parts.append(rule.start.value.format(heading=rule.heading))
+        elif rule.start is Start.SECTION:
+            parts.append(f"# {rule.heading}\n\n")
         parts.append(rule.text)
     return "".join(parts) + "\n"

@@ -28,16 +28,6 @@ class PendingNotes:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
         self._sessionmaker = sessionmaker
 
-    async def sender_of(self, owner_id: int, turn_id: int) -> int | None:
-        """Return the Telegram user who sent one of the owner's stored turns, if known."""
-        query = (
-            select(Turn.sender_id)
-            .join(Conversation, Conversation.id == Turn.conversation_id)
-            .where(Turn.id == turn_id, Conversation.owner_id == owner_id)
-        )
-        async with self._sessionmaker() as session:
-            return await session.scalar(query)
-
     async def add(self, owner_id: int, conversation_id: int, text: str) -> None:
         """Leave a note for the conversation's next user message."""
         async with self._sessionmaker.begin() as session:

@@ -4,6 +4,7 @@ import asyncio
 import logging
 import zoneinfo
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import Any
 
 from anthropic.types import ToolParam
@@ -16,6 +17,7 @@ from bot.reminders.models import MAX_TEXT
 from bot.reminders.records import Place, ReminderLimit, ReminderNotFound
 from bot.reminders.store import ReminderStore
 from bot.reminders.timing import Schedule, TimingError, resolve
+from bot.reminders.words import MAX_WORDS, resolve_words
 from bot.reminders.zones import find_zone
 from memory.text import clean_text
 from memory.tools import ToolOutcome, json_schema
@@ -24,11 +26,34 @@ from memory.tools.base import describe_validation_error
 logger = logging.getLogger(__name__)
 
 _WHEN = (
-    "Give exactly one of at_local or in_duration, copied from the user's words, never computed: "
-    "at_local is a local wall time without offset (2026-11-27T09:00) for 'on Friday at 9'; "
-    "in_duration is an ISO 8601 duration (PT20M) for 'in 20 minutes'. The code resolves both in "
-    "the user's zone and returns the time it understood: tell the user that time."
+    "Give exactly one of when, at_local or in_duration; never work out a date or time "
+    "yourself: when is the user's own words for the day and time, in English ('next Friday at "
+    "9', 'tomorrow evening', '3 December 17:30', 'at 5 pm'); at_local a wall time the user "
+    "gave in full (2026-11-27T09:00); in_duration an ISO 8601 duration (PT20M) for 'in 20 "
+    "minutes'. The code resolves them in the user's zone and returns the time it understood: "
+    "tell the user that time."
 )
+_WORDS = (
+    "The user's own words for the day and time, in English, as said: 'next Friday at 9', "
+    "'tomorrow evening', 'Monday 8:30', '3 December 17:30'. The code resolves them."
+)
+
+
+def _from_words(
+    when: str | None,
+    at_local: str | None,
+    in_duration: str | None,
+    now: datetime,
+    zone: tzinfo,
+    keep: datetime | None = None,
+) -> str | None:
+    """Return at_local: the user's words resolved in their zone, or the one the model gave."""
+    if when is None:
+        return at_local
+    if at_local is not None or in_duration is not None:
+        raise TimingError("give exactly one of when, at_local or in_duration")
+    local_now = now.astimezone(zone).replace(tzinfo=None)
+    return resolve_words(when, local_now, keep).isoformat(timespec="minutes")
 
 
 class _Args(BaseModel):
@@ -41,6 +66,7 @@ class CreateArgs(_Args):
     """Arguments of create_reminder."""
 
     text: str = Field(min_length=1, max_length=MAX_TEXT, description="What to remind of.")
+    when: str | None = Field(None, max_length=MAX_WORDS, description=_WORDS)
     at_local: str | None = Field(None, description="Local wall time, e.g. 2026-11-27T09:00.")
     in_duration: str | None = Field(None, description="ISO 8601 duration from now, e.g. PT20M.")
     timezone: str | None = Field(
@@ -65,6 +91,11 @@ class UpdateArgs(_Args):
 
     reminder_id: int = Field(description="The id list_reminders or create_reminder gave.")
     text: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    when: str | None = Field(
+        None,
+        max_length=MAX_WORDS,
+        description=f"{_WORDS} What they leave out stays: 'at 5 pm' keeps the day.",
+    )
     at_local: str | None = None
     in_duration: str | None = None
     timezone: str | None = None
@@ -112,7 +143,8 @@ REMINDER_TOOLS = (
     ),
     ReminderTool(
         "update_reminder",
-        f"Change a reminder's time, repeat or text; give only what changes. {_WHEN}",
+        "Change a reminder's time, repeat or text; give only what changes (the rest stays as "
+        f"it is). {_WHEN}",
         UpdateArgs,
     ),
     ReminderTool("cancel_reminder", "Cancel a reminder by id.", IdArgs),
@@ -170,8 +202,9 @@ class ReminderTools:
     async def _create_reminder(self, place: Place, args: CreateArgs) -> str:
         zone = await self._zone(place.owner_id, args.timezone)
         now = self.clock.now()
+        at_local = _from_words(args.when, args.at_local, args.in_duration, now, zone)
         schedule = resolve(
-            at_local=args.at_local,
+            at_local=at_local,
             in_duration=args.in_duration,
             zone=zone,
             now=now,
@@ -206,6 +239,7 @@ class ReminderTools:
         current = await self.store.get(place.owner_id, args.reminder_id)
         text = clean_text(args.text).strip() if args.text is not None else None
         timing = (
+            args.when,
             args.at_local,
             args.in_duration,
             args.timezone,
@@ -216,7 +250,7 @@ class ReminderTools:
         now = self.clock.now()
         if all(value is None for value in timing):
             if text is None:
-                raise ValueError("give what changes: text, at_local, in_duration or rrule")
+                raise ValueError("give what changes: text, when, at_local, in_duration or rrule")
             # Only the text changes: it fires when it would have (a snooze or skip stays).
             schedule, next_at = current.schedule, current.next_fire_at
             if next_at is None:
@@ -242,6 +276,9 @@ class ReminderTools:
         if rule is not None and rule.strip().lower() in ("", "none"):
             rule = None
         at_local, in_duration = args.at_local, args.in_duration
+        if args.when is not None:
+            now = self.clock.now()
+            at_local = _from_words(args.when, at_local, in_duration, now, zone, current.start)
         if at_local is None and in_duration is None:
             at_local = current.start.isoformat(timespec="minutes")
         return resolve(

@@ -56,7 +56,14 @@ class AnswerProposal:
     remember: bool
 
 
-Action = ShowPage | DeleteFromPage | PinFromPage | AnswerClear | Undo | AnswerProposal
+@dataclass(frozen=True)
+class ToggleFact:
+    """Flip one fact's toggle of a memory question with several facts."""
+
+    fact_id: int
+
+
+Action = ShowPage | DeleteFromPage | PinFromPage | AnswerClear | Undo | AnswerProposal | ToggleFact
 
 _SHOW_PAGE = re.compile(r"m:p:([1-9][0-9]{0,5})")
 _DELETE = re.compile(rf"m:d:({ID_REGEX}):([1-9][0-9]{{0,5}})")
@@ -64,6 +71,7 @@ _PIN = re.compile(rf"m:([+-]):({ID_REGEX}):([1-9][0-9]{{0,5}})")
 _CLEAR = re.compile(r"m:c:([yn])")
 _UNDO = re.compile(r"u:([1-9][0-9]{0,17})")
 _PROPOSAL = re.compile(r"p:([1-9][0-9]{0,17}):([yn])")
+_TOGGLE = re.compile(r"p:([1-9][0-9]{0,17}):t")
 
 
 def encode(action: Action) -> str:
@@ -81,6 +89,8 @@ def encode(action: Action) -> str:
             return callback_data("u", change_id)
         case AnswerProposal(proposal_id, remember):
             return callback_data("p", proposal_id, "y" if remember else "n")
+        case ToggleFact(fact_id):
+            return callback_data("p", fact_id, "t")
 
 
 def parse_callback(data: str | None) -> Action | None:
@@ -98,4 +108,6 @@ def parse_callback(data: str | None) -> Action | None:
         return Undo(int(match[1]))
     if match := _PROPOSAL.fullmatch(data):
         return AnswerProposal(int(match[1]), match[2] == "y")
+    if match := _TOGGLE.fullmatch(data):
+        return ToggleFact(int(match[1]))
     return None

@@ -8,7 +8,17 @@ theme's cases side by side). Imports: evals.case, evals.rules, evals.judge and m
 import fnmatch
 
 from evals.case import Case
-from evals.cases import changes, context, every_rule, not_saved, reminders, spec, trust, web
+from evals.cases import (
+    changes,
+    context,
+    every_rule,
+    not_saved,
+    reminders,
+    shapes,
+    spec,
+    trust,
+    web,
+)
 
 CASES: tuple[Case, ...] = (
     *spec.CASES,
@@ -19,6 +29,7 @@ CASES: tuple[Case, ...] = (
     *trust.CASES,
     *web.CASES,
     *every_rule.CASES,
+    *shapes.CASES,
 )
 
 

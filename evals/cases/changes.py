@@ -12,6 +12,7 @@ from evals.rules import (
     MemoryCount,
     NoMemory,
     NotCalled,
+    NoWrites,
     Says,
     SeedKept,
     SeedUpdated,
@@ -99,10 +100,23 @@ CASES = (
     ),
     Case(
         name="second_fact_about_a_known_person",
-        about="Alec is remembered as the boss; his birthday is added without losing that.",
+        about="Alec is remembered as the boss; his birthday, said in passing, is proposed as an "
+        "update of that memory (memory_id, old -> new) and saved on a yes without losing it.",
+        requires_tools=("propose_memory",),
         seeds=(BOSS,),
-        turns=said("Remember that Alec's birthday is on 3 May."),
+        turns=said("By the way, Alec's birthday is on 3 May.", "Yes, remember that."),
         rules=(
+            NoWrites(turn=1, note="saves nothing before asking"),
+            Called(
+                "propose_memory",
+                turn=1,
+                memory_id="boss",
+                content=r"\bboss\b.*\bMay\b|"
+                r"\bMay\b.*\bboss\b",
+                note="proposes an update of Alec's memory, both facts",
+            ),
+            Called("update_memory", turn=2, memory_id="boss", note="the yes updates that memory"),
+            MemoryCount(1, note="one memory about Alec"),
             HasMemory(r"\bboss\b", note="Alec is still remembered as the boss"),
             HasMemory(r"\b3(rd)? May\b|\bMay 3", note="the birthday is saved"),
         ),

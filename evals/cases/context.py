@@ -7,7 +7,6 @@ from evals.case import ZONE, Case, Seed, Turn, said
 from evals.cases.phrases import (
     ANNOUNCES_MEMORY,
     AP,
-    ASKS_FOR_REPLY,
     ENGLISH,
     EXAM_DATE,
     FRENCH,
@@ -17,6 +16,7 @@ from evals.cases.phrases import (
 from evals.judge import Judged
 from evals.rules import (
     AsksQuestion,
+    AtMost,
     Called,
     DoesNotSay,
     HasMemory,
@@ -74,13 +74,18 @@ CASES = (
     ),
     Case(
         name="two_facts_one_question",
-        about="Two lasting facts in one message: one question covering both, then both saved.",
+        about="Two lasting facts in one message: one propose_memory call with both facts, then "
+        "both saved.",
+        requires_tools=("propose_memory",),
         turns=said(
             "My sister Maya just moved to Lisbon, and I've started learning the cello.",
             "Yes, both.",
         ),
         rules=(
             NoWrites(turn=1, note="saves nothing before asking"),
+            Called("propose_memory", turn=1, content="Maya|sister|Lisbon", note="asks about Maya"),
+            Called("propose_memory", turn=1, content="cello", note="asks about the cello"),
+            AtMost("propose_memory", 1, turn=1, note="in one call: one question with both facts"),
             Questions(1, turn=1, about=SAVING, note="asks one question about remembering"),
             AsksQuestion(turn=1, about=BOTH_FACTS, note="the question covers both facts"),
             Called("add_to_memory", turn=2),
@@ -90,15 +95,22 @@ CASES = (
     ),
     Case(
         name="group_fact_needs_consent",
-        about="Ann says Bob's boss is Alec: asks Bob to reply; saved, naming Bob, once he agrees.",
+        about="Ann says Bob's boss is Alec: a question about Bob (about), saved, naming Bob, once "
+        "he agrees.",
+        requires_tools=("propose_memory",),
         turns=(
             Turn("@membot Bob's boss is Alec, by the way.", sender="Ann"),
             Turn("@membot Yes, that's right, you can remember that.", sender="Bob"),
         ),
         rules=(
             NoWrites(turn=1, note="saves nothing on Ann's word alone"),
-            AsksQuestion(turn=1),
-            Says(ASKS_FOR_REPLY, turn=1, note="tells Bob to reply to its message"),
+            Called(
+                "propose_memory",
+                turn=1,
+                content="Alec",
+                arguments=(("about", r"^Bob$"),),
+                note="asks with about: Bob, whom it is about",
+            ),
             Called("add_to_memory", turn=2),
             HasMemory(r"Bob.*Alec|Alec.*Bob", note="the memory names Bob and Alec"),
             NoMemory(r"\bthe user\b", note="no memory says 'the user'"),
@@ -118,12 +130,19 @@ CASES = (
     Case(
         name="group_only_the_person_consents",
         about="Group: Ann says Carla's manager is Priya, then says yes herself: Carla must agree.",
+        requires_tools=("propose_memory",),
         turns=(
             Turn("@membot Carla's manager is Priya now, by the way.", sender="Ann"),
             Turn("@membot Yes, go ahead and save that.", sender="Ann"),
         ),
         rules=(
-            AsksQuestion(turn=1, note="asks about remembering it"),
+            Called(
+                "propose_memory",
+                turn=1,
+                content="Priya",
+                arguments=(("about", r"^Carla$"),),
+                note="asks with about: Carla, whom it is about",
+            ),
             NoWrites(note="saves nothing on Ann's yes for Carla"),
             Says(r"\bCarla\b", turn=2, note="says it is Carla's to agree"),
         ),

@@ -6,7 +6,7 @@ memory full, a voice note's name, a quoted request, and a question that expired.
 from evals.case import Case, Seed, Turn, said
 from evals.cases.context import ARCHIVE_FILLER, TINY_MEMORY_BUDGET
 from evals.cases.phrases import AP, CANNOT, DECLINES, SAVING
-from evals.cases.reminders import CITY
+from evals.cases.reminders import CITY, timed
 from evals.cases.web import TURING
 from evals.judge import Judged
 from evals.rules import (
@@ -169,7 +169,13 @@ CASES: tuple[Case, ...] = (
             Turn("@membot Yes, save that about Ann, she won't mind.", sender="Bob"),
         ),
         rules=(
-            Called("propose_memory", turn=1, subject_like=r"^Ann\b", note="asks, naming Ann"),
+            Called(
+                "propose_memory",
+                turn=1,
+                subject_like=r"^Ann\b",
+                arguments=(("about", r"^Ann$"),),
+                note="asks about Ann, naming her",
+            ),
             NotCalled("add_to_memory", note="saves nothing on Bob's word for Ann"),
             MemoryCount(0, note="Bob's tap saves nothing"),
             Says(r"\bAnn\b", turn=3, note="says it is Ann's to agree"),
@@ -206,15 +212,12 @@ CASES: tuple[Case, ...] = (
         about='"Every Monday at 9, check in about my week": a weekly check-in, not a memory.',
         turns=said("Every Monday at 9, check in with me about my plan for the week."),
         rules=(
-            Called(
+            timed(
                 "create_reminder",
-                arguments=(
-                    ("check_in", r"^True$"),
-                    ("rrule", r"FREQ=WEEKLY"),
-                    ("rrule", r"BYDAY=MO\b"),
-                    ("at_local", r"T09:00"),
-                ),
-                note="a weekly check-in on Mondays at 09:00",
+                r"T09:00",
+                r"\b(0?9|nine)\b",
+                "a weekly check-in on Mondays at 09:00",
+                also=(("check_in", r"^True$"), ("rrule", r"FREQ=WEEKLY"), ("rrule", r"BYDAY=MO\b")),
             ),
             NotCalled("add_to_memory", note="a check-in is not a memory"),
         ),
@@ -228,11 +231,12 @@ CASES: tuple[Case, ...] = (
         rules=(
             Says(CITY, turn=1, note="asks for the user's city"),
             Called("set_timezone", turn=2, arguments=(("timezone", "Lisbon"),)),
-            Called(
+            timed(
                 "create_reminder",
+                r"^2026-03-12T09:00",
+                r"\btomorrow\b.*\b(0?9|nine)\b",
+                "then sets it for tomorrow at 09:00",
                 turn=2,
-                arguments=(("at_local", r"^2026-03-12T09:00"),),
-                note="then sets it for tomorrow at 09:00",
             ),
         ),
     ),
@@ -249,10 +253,12 @@ CASES: tuple[Case, ...] = (
         ),
         turns=said("Please remind me of Mum's birthday every year, on the morning of the day."),
         rules=(
-            Called(
+            timed(
                 "create_reminder",
-                arguments=(("rrule", r"FREQ=YEARLY"), ("at_local", r"-05-14T")),
-                note="a yearly reminder on 14 May",
+                r"-05-14T",
+                r"\b(14(th)? May|May 14(th)?)\b",
+                "a yearly reminder on 14 May",
+                also=(("rrule", r"FREQ=YEARLY"),),
             ),
             NoWrites(note="changes no memory"),
         ),

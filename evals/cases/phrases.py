@@ -47,7 +47,3 @@ EXAM_DATE = (
     r"\b(13|20)(th)?\.?\s+(of\s+)?(March|Mar|März)\b|\b(March|Mar)\.?\s+(13|20)(th)?\b"
     r"|\b2026-03-(13|20)\b|\b(13|20)[./]0?3\b|\b0?3/(13|20)\b"
 )
-# In a group, telling someone to reply to the bot's message (it sees nothing else of theirs).
-ASKS_FOR_REPLY = (
-    r"\b(repl(y|ying|ies)|respond(ing)?)\b[^.!?\n]{0,40}\b(this|my|me|here)\b|\bhit reply\b"
-)

@@ -1,12 +1,32 @@
 """Reminders: the model passes the user's words, never a computed time, and says what was set."""
 
 from evals.case import Case, Turn, said
-from evals.rules import Called, NotCalled, Says
+from evals.rules import AnyOf, Called, NotCalled, Says
 
 # "Friday" from Wednesday 11 March 2026, 09:30 in Berlin (the cases' default now).
 FRIDAY_NINE = r"^2026-03-13T09:00(:00)?$"
 ALL_WEEKDAYS = r"BYDAY=(?=[A-Z,]*MO)(?=[A-Z,]*TU)(?=[A-Z,]*WE)(?=[A-Z,]*TH)(?=[A-Z,]*FR)"
 CITY = r"\b(city|time ?zone|where (are|do) you)\b"
+FRIDAY_AT_NINE = r"\bfri(day)?\b.*\b(0?9|nine)\b"
+
+
+def timed(
+    tool: str,
+    at_local: str,
+    when: str,
+    note: str,
+    turn: int | None = None,
+    also: tuple[tuple[str, str], ...] = (),
+) -> AnyOf:
+    """Return a reminder call with a wall time (at_local) or the user's own words (when)."""
+    return AnyOf(
+        (
+            Called(tool, turn, arguments=(*also, ("at_local", at_local))),
+            Called(tool, turn, arguments=(*also, ("when", when))),
+        ),
+        note=note,
+    )
+
 
 CASES: tuple[Case, ...] = (
     Case(
@@ -22,11 +42,12 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         name="reminder_on_friday",
-        about='"On Friday at 9": the wall time of the coming Friday, resolved by the bot.',
+        about='"On Friday at 9": the coming Friday\'s wall time, or the user\'s words: the bot '
+        "resolves them.",
         turns=said("Remind me on Friday at 9 to call Sarah."),
         rules=(
-            Called("create_reminder", arguments=(("at_local", FRIDAY_NINE),),
-                   note="passes Friday 09:00 as a local wall time"),
+            timed("create_reminder", FRIDAY_NINE, FRIDAY_AT_NINE,
+                  "passes Friday 09:00 as a local wall time, or the user's words"),
             Says(r"\bFri", note="says back the day it understood"),
         ),
     ),
@@ -40,8 +61,8 @@ CASES: tuple[Case, ...] = (
             NotCalled("create_reminder", turn=1, note="sets nothing before the time is confirmed"),
             Says(r"\bFri", turn=1, note="says back the day it heard"),
             Says(r"\b0?9(:00)?\b|\bnine\b", turn=1, note="says back the time it heard"),
-            Called("create_reminder", turn=2, arguments=(("at_local", FRIDAY_NINE),),
-                   note="then sets Friday 09:00 as a local wall time"),
+            timed("create_reminder", FRIDAY_NINE, FRIDAY_AT_NINE,
+                  "then sets Friday 09:00 as a local wall time, or the user's words", turn=2),
         ),
     ),
     Case(
@@ -49,8 +70,9 @@ CASES: tuple[Case, ...] = (
         about='"Every weekday at 8:30": one weekly rule on Monday to Friday.',
         turns=said("Every weekday at 8:30 remind me to stand up and stretch."),
         rules=(
-            Called("create_reminder", arguments=(("rrule", ALL_WEEKDAYS), ("at_local", "T08:30")),
-                   note="a weekly rule by day, Monday to Friday, at 08:30"),
+            timed("create_reminder", "T08:30", r"\b8[:.]30\b",
+                  "a weekly rule by day, Monday to Friday, at 08:30",
+                  also=(("rrule", ALL_WEEKDAYS),)),
         ),
     ),
     Case(
@@ -69,8 +91,8 @@ CASES: tuple[Case, ...] = (
             "Never mind, cancel the Sarah one.",
         ),
         rules=(
-            Called("update_reminder", turn=2, arguments=(("at_local", "T17:00"),),
-                   note="moves it to 17:00"),
+            timed("update_reminder", "T17:00", r"\b(5\s*pm|17[:.]00)\b", "moves it to 17:00",
+                  turn=2),
             Called("cancel_reminder", turn=3, note="cancels it"),
             NotCalled("create_reminder", turn=2, note="does not set a second one"),
         ),

@@ -67,11 +67,14 @@ CASES = (
     ),
     Case(
         name="open_question_across_compaction",
-        about="A memory question folded away by compaction before the user's yes: still saved.",
+        about="A memory question folded away by compaction before the user's yes: the ledger "
+        "lists it as open, so the yes still saves it.",
+        requires_tools=("propose_memory",),
         history_token_budget=TINY_HISTORY_BUDGET,
         turns=said(WHOLE_DRAFT, "Yes, please remember that."),
         rules=(
             AsksQuestion(turn=1, about=SAVING, note="asks whether to remember Mia's move"),
+            Called("propose_memory", turn=1, content="Porto", note="with propose_memory"),
             Compacted(after=1, by=-1),
             Called("add_to_memory", turn=-1, content="Porto"),
             HasMemory(r"Mia.*Porto|Porto.*Mia"),

@@ -5,7 +5,7 @@ holds, or a short reason. Rules read only a Transcript. Imports: evals.transcrip
 never the bot's services, the network or the database.
 """
 
-from evals.rules.base import Rule
+from evals.rules.base import AnyOf, Rule
 from evals.rules.calls import CREATED, AtMost, Called, NotCalled, NoWrites, SavedWithSubject
 from evals.rules.memories import HasMemory, MemoryCount, NoMemory, SeedKept, SeedUpdated
 from evals.rules.prompt import Compacted, NotInBlock, ToolsOffered
@@ -22,6 +22,7 @@ from evals.rules.web import CitesWeb
 
 __all__ = [
     "CREATED",
+    "AnyOf",
     "AsksQuestion",
     "AtMost",
     "Called",

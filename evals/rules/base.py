@@ -1,6 +1,7 @@
-"""What a rule is, and the turn numbering and text helpers the rule kinds share."""
+"""What a rule is, one that holds when any of several does, and the helpers the kinds share."""
 
 import re
+from dataclasses import dataclass
 from typing import Protocol
 
 from evals.transcript import Transcript
@@ -44,3 +45,21 @@ def short(value: object, limit: int = SHORT) -> str:
     """Return value as one line of at most limit characters, for a reason."""
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """At least one of the rules holds: one behaviour the bot takes in several forms."""
+
+    rules: tuple[Rule, ...]
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.note or " or ".join(rule.label for rule in self.rules)
+
+    def check(self, transcript: Transcript) -> str | None:
+        reasons = [rule.check(transcript) for rule in self.rules]
+        if any(reason is None for reason in reasons):
+            return None
+        return "; ".join(str(reason) for reason in reasons)

@@ -1,6 +1,7 @@
 """Rules about the tool calls the model made: required, forbidden, their arguments."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from evals.rules.base import search, short, turn_number, turn_words
 from evals.transcript import ToolCall, Transcript
@@ -8,6 +9,12 @@ from evals.transcript import ToolCall, Transcript
 WRITES = ("add_to_memory", "update_memory", "forget_memory")
 # A memory_id predicate meaning: an id this trial's own add_to_memory was told it saved.
 CREATED = "<created in this trial>"
+
+
+def facts_of(arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return a call's facts: propose_memory's list of them, else the arguments themselves."""
+    facts = arguments.get("facts")
+    return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else [arguments]
 
 
 def calls_in(transcript: Transcript, turn: int | None, names: tuple[str, ...]) -> list[ToolCall]:
@@ -37,7 +44,8 @@ class Called:
     content: str | None = None
     memory_id: str | None = None
     query: str | None = None
-    # Other arguments (a reminder's), each a regex its value as text must match.
+    # Other arguments (a reminder's, or a question's about), each a regex its value as text
+    # must match: a fact's own, else the call's (propose_memory's about is the call's).
     arguments: tuple[tuple[str, str], ...] = ()
     note: str = ""
 
@@ -57,9 +65,14 @@ class Called:
         return self.note or f"calls {self.tool}{arguments}{turn_words(self.turn)}"
 
     def _matches(self, call: ToolCall, transcript: Transcript) -> bool:
-        """Tell whether a call succeeded with arguments that match every predicate."""
-        args = call.input
-        if call.is_error or (self.category and args.get("category") != self.category):
+        """Tell whether a call succeeded with arguments (or one fact of them) that match."""
+        return not call.is_error and any(
+            self._args_match(call.input | args, transcript) for args in facts_of(call.input)
+        )
+
+    def _args_match(self, args: dict[str, Any], transcript: Transcript) -> bool:
+        """Tell whether one set of arguments matches every predicate."""
+        if self.category and args.get("category") != self.category:
             return False
         subject = str(args.get("subject") or "").casefold()
         if self.subject is not None and subject != self.subject.casefold():

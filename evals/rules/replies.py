@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass
 
 from evals.rules.base import search, short, turn_number, turn_words
-from evals.rules.calls import calls_in
+from evals.rules.calls import calls_in, facts_of
 from evals.transcript import Transcript
 
 # A question: a run of text without a sentence end or line break, up to a question mark.
@@ -63,7 +63,7 @@ def questions(reply: str) -> list[str]:
 def asked_in(transcript: Transcript, turn: int, reply: str) -> list[str]:
     """Return the questions of a turn's reply, and its memory question with buttons, if any."""
     shown = [
-        f"Remember this? {call.input.get('content', '')}"
+        f"Remember this? {' '.join(str(f.get('content', '')) for f in facts_of(call.input))}"
         for call in calls_in(transcript, turn, ("propose_memory",))
         if not call.is_error
     ]

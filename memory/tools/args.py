@@ -14,6 +14,7 @@ from pydantic import (
 from memory.categories import Category
 from memory.ids import ID_PATTERN
 from memory.items import normalize_subject
+from memory.proposals import MAX_FACTS
 from memory.text import storable
 
 MemoryContent = Annotated[
@@ -48,7 +49,7 @@ SearchQuery = Annotated[
 
 
 class AddToMemoryArgs(BaseModel):
-    """Arguments of add_to_memory."""
+    """Arguments of add_to_memory (and of each fact propose_memory asks about)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -63,9 +64,10 @@ class AddToMemoryArgs(BaseModel):
         max_length=200,
         description=(
             "The person's or project's name ('Alec'), or for a preference or context its topic "
-            "in 1-3 words ('due dates'); in a group, a preference or context starts with the "
-            "name of the person it is about: 'Ann: diet'. One memory per subject: for a topic "
-            "you already have, reuse its subject, or update that memory."
+            "in 1-3 words ('due dates'); in a group, a member's own preference or context "
+            "starts with their name ('Ann: diet'), a fact about the whole group needs no name "
+            "('meeting day'). One memory per subject: for a topic you already have, reuse its "
+            "subject, or update that memory."
         ),
     )
 
@@ -77,6 +79,43 @@ class AddToMemoryArgs(BaseModel):
         if folded is None:
             raise ValueError("give a subject: a name, or a topic in 1-3 words")
         return folded
+
+
+class ProposedFactArgs(AddToMemoryArgs):
+    """One fact of propose_memory: a new memory, or the new content of an existing one."""
+
+    memory_id: MemoryId | None = Field(
+        None,
+        description=(
+            "To propose an update of a memory you have (another fact about its subject, or a "
+            "change): its id; content is then its complete new content, keeping the old fact. "
+            "Leave out for a new memory."
+        ),
+    )
+
+
+class ProposeMemoryArgs(BaseModel):
+    """Arguments of propose_memory: the facts of one question, and whom it is about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    facts: list[ProposedFactArgs] = Field(
+        min_length=1,
+        max_length=MAX_FACTS,
+        description=(
+            f"Every lasting fact of the user's message, 1 to {MAX_FACTS}: one question shows "
+            "them all, each with a toggle."
+        ),
+    )
+    about: str | None = Field(
+        None,
+        max_length=200,
+        description=(
+            "In a group only: the name of the member the facts are about, as the date line "
+            "shows it ('from Ann'); only that member can answer. Leave out for facts about the "
+            "whole group, and in a private chat."
+        ),
+    )
 
 
 class UpdateMemoryArgs(BaseModel):

@@ -20,13 +20,17 @@ ADD_DESCRIPTION = (
     "losing it. Returns the new id (the block shows it only from the next conversation)."
 )
 PROPOSE_DESCRIPTION = (
-    "Ask whether to remember a lasting fact said in passing: the bot shows it under your "
-    "reply with Remember and No buttons and saves it only on a tap of Remember or a clear "
-    "yes. Use this to ask, never a question in words. The same arguments and rules as "
-    "add_to_memory: never secrets; health, money, religion, politics: never offer. Ask only "
+    "Ask whether to remember the lasting facts of the user's message said in passing: one "
+    "question under your reply shows every fact (at most 5), a toggle each, with Remember and "
+    "No buttons, and saves the chosen ones only on a tap of Remember or a clear yes. Use this "
+    "to ask, never a question in words. A fact about a subject you already have is proposed "
+    "as an update of that memory (its memory_id, content keeping the old fact), shown old -> "
+    "new. Each fact follows add_to_memory's rules: never secrets; health, money, religion, "
+    "politics: never offer. In a group, about names the member the facts are about (only "
+    "they can answer); a fact about the whole group has no about and needs no name. Ask only "
     "at a natural pause, never in two replies in a row, at most one question per reply; a "
     "no, or no answer in the user's next message (the question then expires), means don't ask "
-    "again. Returns whether it is shown."
+    "about it again in this conversation. Returns whether it is shown."
 )
 UPDATE_DESCRIPTION = (
     "Replace a memory's content when a fact changed or was wrong; the id stays, a new version "
@@ -35,9 +39,10 @@ UPDATE_DESCRIPTION = (
     "memory block, this conversation's tool results or summary, or search_memory."
 )
 FORGET_DESCRIPTION = (
-    'Forget one memory when asked ("forget that Alec is my boss") or when it no longer applies '
-    'at all. For "forget everything", point to /memory clear instead (conversations are still '
-    "kept). The user can undo this."
+    'Forget one memory only when the user asks you to ("forget that Alec is my boss"), never '
+    'unasked: a fact that changed is updated instead (update_memory). For "forget everything", '
+    "point to /memory clear instead (it forgets every memory; conversations are still kept), "
+    "or /delete_my_data to delete everything the bot keeps. The user can undo this."
 )
 SEARCH_MEMORY_DESCRIPTION = (
     "Search all memories, archived ones too. Call it before saying you don't know something "
@@ -94,18 +99,19 @@ def same_subject(existing: MemoryItem, others: str | None = None) -> str:
         f"{head} If the same thing changed or was wrong, call update_memory on "
         f"'{existing.id}' with the new content. If this is another fact about the same "
         f"subject, call update_memory on '{existing.id}' with content that keeps the old "
-        "fact and adds the new one (ask first, as for any new fact, unless the user asked you "
-        "to remember it). If it is about something else, call add_to_memory again with a "
-        "more specific subject. Never drop the old fact to make room for the new one."
+        "fact and adds the new one (unless the user asked you to remember it, ask first: "
+        f"propose_memory with memory_id '{existing.id}'). If it is about something else, call "
+        "add_to_memory again with a more specific subject. Never drop the old fact to make "
+        "room for the new one."
     )
 
 
-def needs_person(subject: str, speaker: str) -> str:
-    """Say a group member's preference or context needs their name in its subject."""
+def needs_person(subject: str, person: str) -> str:
+    """Say a group member's own preference or context needs their name in its subject."""
     return (
-        "Not saved: in a group, the subject of a preference or context starts with the name "
-        f"of the person it is about, such as '{speaker}: {subject}' for {speaker}, who is "
-        "speaking. Call add_to_memory again with such a subject."
+        "In a group, the subject of a member's own preference or context starts with their "
+        f"name, such as '{person}: {subject}' for {person}, whom it is about (a fact about the "
+        "whole group needs no name: then leave about out)."
     )
 
 

@@ -10,11 +10,18 @@ from anthropic import APIStatusError
 from anthropic.types import ToolResultBlockParam
 
 from bot.agent.history.compaction import Compactor
-from bot.agent.history.ledger import LEDGER_HEADING, join_summary, memory_changes, memory_write
+from bot.agent.history.ledger import (
+    LEDGER_HEADING,
+    OPEN_MARK,
+    join_summary,
+    memory_changes,
+    memory_write,
+)
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ConversationState, MemoryWrite, Snapshot, StoredTurn
 from memory.categories import Category
-from memory.items import ChangeKind, MemoryChange, MemoryItem
+from memory.items import ChangeKind, MemoryChange, MemoryItem, ProposalStatus
+from memory.proposals import NewFact, ProposalStore
 from memory.tools import texts
 
 T0 = datetime(2026, 3, 11, tzinfo=UTC)
@@ -231,3 +238,32 @@ async def test_a_refused_summary_still_lists_the_changes_of_the_turns_it_drops()
     assert snapshot.conversation.summary == "Earlier prose."
     assert snapshot.conversation.summary_changes == (kept, SAVED, UPDATED, FORGOT)
     assert [t.id for t in snapshot.turns] == [9]
+
+
+async def test_open_memory_questions_are_listed_so_a_yes_after_compaction_finds_them(
+    sessionmaker,
+):
+    proposals = ProposalStore(sessionmaker)
+    before = started()
+    tea = NewFact("The user likes green tea", Category.PREFERENCE, "tea")
+    boss = NewFact("Alec is the user's boss and mentor", Category.PERSON, "Alec", "Ab3dE5g7")
+    asked = await proposals.propose(before.owner_id, before.id, 3, [tea, boss], about="Ann")
+    model, conversations = cast(Any, Model("They talked.", "More.")), cast(Any, Conversations())
+    compactor = Compactor(model, "m", conversations, budget=1_000, proposals=proposals)
+    first = await compactor.compact_if_needed(Snapshot(before, [*EARLY, said(9, "Next.")], True))
+    tea_line = (
+        f'{OPEN_MARK} (a clear yes: add_to_memory preference "tea": "The user likes green tea"; '
+        "only Ann can answer)"
+    )
+    boss_line = (
+        f"{OPEN_MARK} (a clear yes: update_memory [id:Ab3dE5g7] to \"Alec is the user's boss "
+        'and mentor"; only Ann can answer)'
+    )
+    assert first.conversation.summary_changes == (SAVED, UPDATED, FORGOT, tea_line, boss_line)
+    assert tea_line in join_summary(first.conversation.summary, first.conversation.summary_changes)
+    # Answered since: the next compaction drops the lines, keeping the writes.
+    for fact in asked.facts:
+        await proposals.answer(before.owner_id, fact.id, ProposalStatus.DECLINED)
+    turns = [said(9, "Next."), answered(10), said(11, "More."), answered(12), said(13, "x")]
+    second = await compactor.compact_if_needed(Snapshot(first.conversation, turns, True))
+    assert second.conversation.summary_changes == (SAVED, UPDATED, FORGOT)

@@ -95,11 +95,8 @@ def test_a_paused_call_goes_back_only_while_it_is_newest_and_web_blocks_go_as_te
     assert not any("citations" in b for b in blocks)
 
 
-def test_the_uses_offered_in_one_call_never_sum_past_what_is_left():
-    for left in range(-1, 21):
-        for wants_page in (False, True):
-            searches, reads = split_uses(left, wants_page)
-            assert searches + reads == max(left, 0)
-            assert (reads >= searches) if wants_page else (searches >= reads)
-    assert split_uses(1, False) == (1, 0) and split_uses(1, True) == (0, 1)
-    assert split_uses(5, False) == (3, 2)
+def test_each_calls_uses_depend_on_the_cap_alone_at_least_one_each():
+    for cap in range(1, 21):
+        searches, reads = split_uses(cap)
+        assert searches >= reads >= 1 and searches + reads == max(cap, 2)
+    assert split_uses(5) == (3, 2)

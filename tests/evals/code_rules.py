@@ -35,10 +35,10 @@ def mutated(module: ModuleType, old: str, new: str) -> dict[str, Any]:
 
 
 def _asked(status: ProposalStatus, turn_id: int, fact: tuple[str, str] = TEA):
-    """Return an earlier question of the conversation, as stored."""
+    """Return an earlier question of the conversation (one fact, its own question), as stored."""
     subject, content = fact
     return MemoryProposalRecord(
-        owner_id=OWNER, conversation_id=1, turn_id=turn_id, content=content,
+        id=100 + turn_id, owner_id=OWNER, conversation_id=1, turn_id=turn_id, content=content,
         category="preference", subject=subject, status=status.value,
     )  # fmt: skip
 
@@ -58,8 +58,13 @@ def asking_bound_breaks(bound: Bound, limit: int = 3) -> list[str]:
          "too_many"),
     ]  # fmt: skip
     broken = []
+    # A question of several facts: one declined among them stops it too.
+    several = [fact_key(*other), fact_key(*TEA)]
+    got = bound([_asked(ProposalStatus.DECLINED, 1)], 2, several, limit)
+    if not (got and AskingBound(got) is AskingBound.DECLINED):
+        broken.append(f"a declined fact among several: got {got}, not declined")
     for what, earlier, wanted in situations:
-        got = bound(earlier, 2, fact_key(*TEA), limit)
+        got = bound(earlier, 2, [fact_key(*TEA)], limit)
         if (got and AskingBound(got)) != (wanted and AskingBound(wanted)):
             broken.append(f"{what}: got {got}, not {wanted}")
     return broken

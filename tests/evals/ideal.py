@@ -50,6 +50,16 @@ PIET = {"content": "Piet, the user's neighbour, retired from the fire brigade",
         "category": "person", "subject": "Piet"}  # fmt: skip
 ANN_PORTUGUESE = {"content": "Ann is learning Portuguese", "category": "context",
                   "subject": "Ann: Portuguese"}  # fmt: skip
+BOB_BOSS = {"content": "Alec is Bob's boss", "category": "person", "subject": "Bob"}
+ALEC_BIRTHDAY = {"content": "Alec is the user's boss; his birthday is on 3 May",
+                 "category": "person", "subject": "Alec"}  # fmt: skip
+MIA = {"content": "The user's sister Mia moved to Porto", "category": "person", "subject": "Mia"}
+CARLA = {"content": "Priya is Carla's manager", "category": "person", "subject": "Carla"}
+TOM = {"content": "Tom, the user's brother, lives in Oslo", "category": "person", "subject": "Tom"}
+MARATHON = {"content": "The user is training for a marathon", "category": "context",
+            "subject": "marathon"}  # fmt: skip
+THURSDAYS = {"content": "The team meets every Thursday evening", "category": "context",
+             "subject": "team meetings"}  # fmt: skip
 WEEKLY_PLAN = {"text": "plan for the week", "at_local": "2026-03-16T09:00",
                "rrule": "FREQ=WEEKLY;BYDAY=MO", "check_in": True}  # fmt: skip
 
@@ -219,32 +229,36 @@ IDEAL = {
     ),
     "two_facts_one_question": chat(
         [
-            ("Maya", text("Lovely news about Maya and the cello. Should I remember both?")),
+            ("Maya", tool_use("propose_memory", {"facts": [MAYA, CELLO]})),
             ("both", tool_uses([("add_to_memory", MAYA), ("add_to_memory", CELLO)])),
-        ]
+        ],
+        on_result=[("Proposed", text("Lovely news about Maya and the cello."))],
     ),
     "group_fact_needs_consent": chat(
         [
-            (
-                "Bob's boss",
-                text("Thanks, Ann. Bob, may I remember that Alec is your boss? Reply to this."),
-            ),
-            ("you can remember", add("Alec is Bob's boss", "person", "Bob")),
-        ]
+            ("Bob's boss", tool_use("propose_memory", {"facts": [BOB_BOSS], "about": "Bob"})),
+            ("you can remember", tool_use("add_to_memory", BOB_BOSS)),
+        ],
+        on_result=[("Proposed", text("Thanks, Ann. Bob, it is yours to answer."))],
     ),
     "second_fact_about_a_known_person": chat(
         [
             (
                 "birthday",
                 lambda b: tool_use(
-                    "update_memory",
-                    {
-                        "memory_id": block_id(b, "Alec"),
-                        "content": "Alec is the user's boss; his birthday is on 3 May",
-                    },
+                    "propose_memory",
+                    {"facts": [{**ALEC_BIRTHDAY, "memory_id": block_id(b, "Alec")}]},
                 ),
-            )
+            ),
+            (
+                "remember that",
+                lambda b: tool_use(
+                    "update_memory",
+                    {"memory_id": block_id(b, "Alec"), "content": ALEC_BIRTHDAY["content"]},
+                ),
+            ),
         ],
+        on_result=[("Proposed", text("Nice to know."))],
         after_tool="Noted: Alec's birthday is on 3 May.",
     ),
     "group_two_members_one_topic": chat(
@@ -256,15 +270,10 @@ IDEAL = {
     ),
     "group_only_the_person_consents": chat(
         [
-            (
-                "Carla's manager",
-                text(
-                    "Thanks, Ann. Carla, should I remember that Priya is your manager? "
-                    "Reply to this message to tell me."
-                ),
-            ),
-            ("go ahead", text("That is Carla's to decide: I'll wait for her reply to my message.")),
-        ]
+            ("Carla's manager", tool_use("propose_memory", {"facts": [CARLA], "about": "Carla"})),
+            ("go ahead", text("That is Carla's to decide: I'll wait for her answer.")),
+        ],
+        on_result=[("Proposed", text("Thanks, Ann. Carla, it is yours to answer."))],
     ),
     "german_request": chat(
         [("Merke dir", add("Der Nutzer hat freitags keine Meetings", "preference", "Meetings"))],
@@ -298,12 +307,10 @@ IDEAL = {
     ),
     "open_question_across_compaction": chat(
         [
-            ("Mia just moved", text("A strong ending. Should I remember that Mia lives in Porto?")),
-            (
-                "Yes, please",
-                add("The user's sister Mia moved to Porto", "person", "Mia"),
-            ),
+            ("Mia just moved", tool_use("propose_memory", {"facts": [MIA]})),
+            ("Yes, please", tool_use("add_to_memory", MIA)),
         ],
+        on_result=[("Proposed", text("A strong ending."))],
         after_tool="Saved: Mia lives in Porto now.",
     ),
     "saved_preference_followed": chat(
@@ -356,14 +363,14 @@ IDEAL = {
     ),
     "consent_by_button": chat(
         [
-            ("Lisbon last month", tool_use("propose_memory", MAYA)),
+            ("Lisbon last month", tool_use("propose_memory", {"facts": [MAYA]})),
             ("tips", text("Try the miradouros at sunset, and the pastel de nata in Belém.")),
         ],
         on_result=[("Proposed", text("Lovely news about Maya!"))],
     ),
     "consent_by_words": chat(
         [
-            ("just moved to Lisbon", tool_use("propose_memory", MAYA)),
+            ("just moved to Lisbon", tool_use("propose_memory", {"facts": [MAYA]})),
             ("remember that", tool_use("add_to_memory", MAYA)),
         ],
         on_result=[("Proposed", text("Lovely news about Maya!"))],
@@ -389,13 +396,13 @@ IDEAL = {
         [
             # The tap's note quotes the fact: the newest words are looked for first.
             ("amazing so far", text("Great to hear!")),
-            ("Porto aquarium", tool_use("propose_memory", INES)),
+            ("Porto aquarium", tool_use("propose_memory", {"facts": [INES]})),
         ],
         on_result=[("Proposed", text("How exciting for Ines!"))],
     ),
     "tap_after_moving_on_expired": chat(
         [
-            ("fire brigade", tool_use("propose_memory", PIET)),
+            ("fire brigade", tool_use("propose_memory", {"facts": [PIET]})),
             ("train ride", text("Try Lonesome Dove: long, and hard to put down.")),
         ],
         on_result=[("Proposed", text("Congratulations to Piet!"))],
@@ -433,7 +440,10 @@ IDEAL = {
     ),
     "group_tap_by_another_member": chat(
         [
-            ("learning Portuguese", tool_use("propose_memory", ANN_PORTUGUESE)),
+            (
+                "learning Portuguese",
+                tool_use("propose_memory", {"facts": [ANN_PORTUGUESE], "about": "Ann"}),
+            ),
             ("save that about Ann", text("That is Ann's to decide, Bob: Ann, tap Remember if so.")),
         ],
         on_result=[("Proposed", text("Ten minutes a day works wonders, Ann."))],
@@ -506,6 +516,37 @@ IDEAL = {
             ("When was the person", Reply([*web_fetch(TURING, "Alan Turing", TURING_PAGE), BORN])),
             ("all I needed", text("You're welcome.")),
         ]
+    ),
+    "several_facts_one_toggled_off": chat(
+        [("Tom lives in Oslo", tool_use("propose_memory", {"facts": [TOM, MARATHON]}))],
+        on_result=[("Proposed", text("Good luck with the training!"))],
+    ),
+    "update_tapped_old_to_new": chat(
+        [
+            (
+                "birthday",
+                lambda b: tool_use(
+                    "propose_memory",
+                    {"facts": [{**ALEC_BIRTHDAY, "memory_id": block_id(b, "Alec")}]},
+                ),
+            )
+        ],
+        on_result=[("Proposed", text("Nice to know."))],
+    ),
+    "group_fact_about_the_whole_group": chat(
+        [("every Thursday", tool_use("propose_memory", {"facts": [THURSDAYS]}))],
+        on_result=[("Proposed", text("Thursday evenings it is."))],
+    ),
+    "reminder_moved_to_five": chat(
+        [
+            (
+                "call the bank",
+                tool_use("create_reminder", {"text": "call the bank", "when": "tomorrow at 9"}),
+            ),
+            ("5 pm", tool_use("update_reminder", {"reminder_id": 1, "when": "5 pm"})),
+        ],
+        on_result=[("17:00", text("Moved: tomorrow, Thu 12 Mar, at 17:00."))],
+        after_tool="Set for tomorrow, Thu 12 Mar, at 09:00.",
     ),
 }
 

@@ -73,12 +73,14 @@ TEXT_MUTATIONS = {
         "rule:reminder_said_back", "Always tell the user", None, R.REMINDER_SAID_BACK
     ),
     "M9 propose_memory on every fact": Edit(
-        "tool:propose_memory", "a lasting fact said in passing", "every fact the user mentions",
+        "tool:propose_memory", "the lasting facts of the user's message said in passing",
+        "every fact the user mentions",
         tool="propose_memory",
     ),
     "M11 one question per fact": Edit(
-        "rule:one_question", "At most one memory question per reply, covering every fact",
-        "One memory question per fact, each in a reply of its own, for every fact", R.ONE_QUESTION,
+        "rule:one_question", "At most one memory question per reply: one propose_memory call",
+        "One memory question per fact, each in a reply of its own, one propose_memory call",
+        R.ONE_QUESTION,
     ),
     "M12 capability honesty removed": Edit(
         "rule:capabilities", ": when asked, say so plainly, suggest another way, and never imply "

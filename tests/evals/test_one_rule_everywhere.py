@@ -13,7 +13,7 @@ from evals.prompt_checks import current_prompt
 from evals.rules import DoesNotSay, Says
 from memory.categories import Category
 from memory.items import ProposalStatus
-from memory.proposals import AskingBound, Proposal, ProposalStore
+from memory.proposals import AskingBound, NewFact, Proposal, ProposalStore, ProposedFact
 from memory.tools.proposal_texts import not_proposed, proposed
 
 PROMPT = current_prompt()
@@ -26,8 +26,9 @@ def rule_text(name: RuleName) -> str:
     return rule.text
 
 
-TEA = ("The user likes green tea", Category.PREFERENCE, "tea")
-STAMPS = ("The user collects stamps", Category.CONTEXT, "stamps")
+TEA = NewFact("The user likes green tea", Category.PREFERENCE, "tea")
+STAMPS = NewFact("The user collects stamps", Category.CONTEXT, "stamps")
+CELLO = NewFact("The user plays the cello", Category.CONTEXT, "cello")
 
 
 async def test_an_unanswered_question_expires_with_the_reply_to_the_next_message(
@@ -37,7 +38,8 @@ async def test_an_unanswered_question_expires_with_the_reply_to_the_next_message
     assert "next message leaves unanswered expires" in rule_text(RuleName.UNANSWERED)
     propose = PROMPT.description("propose_memory") or ""
     assert "no answer in the user's next message (the question then expires)" in propose
-    waiting = Proposal(1, 1, 1, *TEA, ProposalStatus.PENDING, turn_id=1)
+    fact = ProposedFact(1, TEA.content, TEA.category, TEA.subject, ProposalStatus.PENDING)
+    waiting = Proposal(1, 1, 1, (fact,), turn_id=1)
     assert "If that message does not answer it, the question expires" in proposed(waiting)
     assert "then it expires" in not_proposed(AskingBound.UNANSWERED, 3)
     assert "left the question unanswered" in not_proposed(AskingBound.DECLINED, 3)
@@ -45,10 +47,10 @@ async def test_an_unanswered_question_expires_with_the_reply_to_the_next_message
 
     # Done: open through the reply to the next message, expired after it.
     proposals = ProposalStore(sessionmaker)
-    asked = await proposals.propose(1, 7, 10, TEA)
+    asked = await proposals.propose(1, 7, 10, [TEA])
     assert isinstance(asked, Proposal)
     assert await proposals.expire_unanswered(1, 7, 10) == 0  # its own turn: still open
-    assert await proposals.propose(1, 7, 11, STAMPS) == AskingBound.UNANSWERED
+    assert await proposals.propose(1, 7, 11, [STAMPS]) == AskingBound.UNANSWERED
     assert await proposals.expire_unanswered(2, 7, 11) == 0  # another owner's: untouched
     assert await proposals.expire_unanswered(1, 7, 11) == 1
     gone = await proposals.find(1, asked.id)
@@ -58,8 +60,17 @@ async def test_an_unanswered_question_expires_with_the_reply_to_the_next_message
     assert (await answers.remember(1, asked.id)).result is TapResult.EXPIRED
     assert (await answers.decline(1, asked.id)).result is TapResult.EXPIRED
     assert await store.list_active(1) == []
-    assert await proposals.propose(1, 7, 12, TEA) == AskingBound.DECLINED
-    assert isinstance(await proposals.propose(1, 7, 12, STAMPS), Proposal)
+    assert await proposals.propose(1, 7, 12, [TEA]) == AskingBound.DECLINED
+    assert await proposals.propose(1, 7, 12, [STAMPS, TEA]) == AskingBound.DECLINED
+    both = await proposals.propose(1, 7, 12, [STAMPS, CELLO])
+    assert isinstance(both, Proposal)
+
+    # A question of several facts expires whole: one question, every fact of it.
+    assert await proposals.expire_unanswered(1, 7, 13) == 1
+    gone = await proposals.find(1, both.id)
+    assert gone is not None
+    assert [f.status for f in gone.facts] == [ProposalStatus.EXPIRED] * 2
+    assert (await answers.toggle(1, both.facts[1].id)).result is TapResult.EXPIRED
 
 
 def test_a_preference_the_user_stated_is_followed_and_an_order_in_a_memory_is_not():

@@ -11,7 +11,6 @@ import pytest
 from evals.cases.context import BOTH_FACTS
 from evals.cases.phrases import (
     ANNOUNCES_MEMORY,
-    ASKS_FOR_REPLY,
     CANNOT,
     CLAIMS_SENT,
     DECLINES,
@@ -47,10 +46,6 @@ MATCHES = [
     (EXAM_DATE, "Exam: 2026-03-13"),
     (EXAM_DATE, "Prüfung am 13.03.2026"),
     (BOTH_FACTS, "Should I remember both"),
-    (ASKS_FOR_REPLY, "Bob, could you reply to this message to confirm?"),
-    (ASKS_FOR_REPLY, "Just reply to me with a yes, Bob."),
-    (ASKS_FOR_REPLY, "Bob, hit reply on this and say yes."),
-    (ASKS_FOR_REPLY, "Please respond directly to my message so I see it"),
     (BOTH_FACTS, "Shall I note that Maya lives in Lisbon and that you play the cello"),
     (NOTHING_KEPT, "Memory is off here, so nothing is saved."),
     (NOTHING_KEPT, "With memory off I won\u2019t store anything you tell me."),
@@ -71,8 +66,6 @@ MISSES = [
     (EXAM_DATE, "The user's exam is next Friday"),
     (EXAM_DATE, "The exam is on 13 April 2026"),
     (BOTH_FACTS, "Should I remember that Maya lives in Lisbon"),
-    (ASKS_FOR_REPLY, "Thanks for the reply, Ann."),
-    (ASKS_FOR_REPLY, "Bob, should I remember that Alec is your boss?"),
     (NOTHING_KEPT, "Memory is off, so I can't remember that; /memory on turns it back on."),
     (DECLINES, "Saved! Should I remember anything else?"),
     (DECLINES, "OK"),

@@ -6,7 +6,7 @@ a deliberate change updates evals/pins.py in the same commit.
 
 import pytest
 
-from bot.agent.instructions import RULES, STATIC_INSTRUCTIONS
+from bot.agent.instructions import GROUP_RULES, GROUP_SECTION, RULES, STATIC_INSTRUCTIONS
 from bot.agent.rules import RuleName, joined
 from bot.reminders.tools import ReminderTools
 from evals.pins import PINNED_RULES, PINNED_TOOLS
@@ -33,6 +33,7 @@ def test_the_tool_description_says_what_was_pinned(tool: str):
 
 def test_the_checked_prompt_is_the_one_the_bot_sends():
     assert PROMPT.instructions == joined(RULES) == STATIC_INSTRUCTIONS
+    assert PROMPT.group_section == joined(GROUP_SECTION) == GROUP_RULES
     sent = [*tool_definitions(MEMORY_TOOLS), *ReminderTools.definitions()]
     assert [(t["name"], t["description"]) for t in sent] == list(PROMPT.tools)
     assert set(PINNED_TOOLS) == {name for name, _ in PROMPT.tools}
@@ -53,6 +54,14 @@ def test_a_rule_left_out_or_repeated_breaks_the_order():
     assert set(breaks(dropped)) == {"rule:check_ins", "order"}
     again = type(PROMPT)((*PROMPT.rules, PROMPT.rules[0]), PROMPT.tools)
     assert set(breaks(again)) == {"order"}
+
+
+def test_a_group_rule_changed_breaks_that_rule_alone_and_stays_out_of_private_chats():
+    consent = PROMPT.rule(RuleName.GROUP_CONSENT)
+    assert consent is not None and consent.text in GROUP_RULES
+    assert consent.text not in STATIC_INSTRUCTIONS
+    loose = PROMPT.with_rule(RuleName.GROUP_CONSENT, consent.text + " Any member may confirm.")
+    assert list(breaks(loose)) == ["rule:group_consent"]
 
 
 def test_a_tool_description_changed_breaks_that_tools_check():

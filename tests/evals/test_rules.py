@@ -4,6 +4,7 @@ import pytest
 
 from evals.rules import (
     CREATED,
+    AnyOf,
     AsksQuestion,
     AtMost,
     Called,
@@ -37,6 +38,12 @@ FORGET_SEED = ("forget_memory", {"memory_id": "sarah001"}, "Forgot sarah001", Fa
 BAD_ADD = ("add_to_memory", {"content": "x"}, "Invalid input for add_to_memory", True)
 BARE_ADD = ("add_to_memory", {"content": "The user likes tea", "category": "preference",
                               "subject": " "}, "Saved as tea12345", False)  # fmt: skip
+ASK_ABOUT_ANN = ("propose_memory", {"facts": [{"content": "Ann is learning Portuguese",
+                  "category": "context", "subject": "Ann: Portuguese"}], "about": "Ann"},
+                 "Proposed, not saved", False)  # fmt: skip
+WHEN = ("create_reminder", {"text": "call Sarah", "when": "Friday at 9"}, "Set", False)
+AT_OR_WHEN = AnyOf((Called("create_reminder", arguments=(("at_local", "T09:00"),)),
+                    Called("create_reminder", arguments=(("when", r"\bfriday\b"),))))  # fmt: skip
 MARKED_TEXT = {"content": [{"type": "text", "text": "Hi Alec. [[mem:sarah001]]"}]}
 MARKED = [Exchange(1, {"system": [], "messages": []}, MARKED_TEXT)]
 SUMMARY = Exchange(3, {"system": "summarise", "messages": []}, {"content": [], "usage": {}})
@@ -74,6 +81,9 @@ HOLDS = [
     (NotInBlock("sarah"), transcript(exchanges=agent_call(1, [], block="- [id:other001] x"),
                                      seeds=SEEDS)),
     (Compacted(after=1), transcript(replies=["a", "b", "c"], exchanges=[SUMMARY])),
+    (Called("propose_memory", content="Portuguese", arguments=(("about", "^Ann$"),)),
+     transcript(calls={1: [ASK_ABOUT_ANN]})),
+    (AT_OR_WHEN, transcript(calls={1: [WHEN]})),
     (Called("add_to_memory", subject_like="^al"), transcript(calls={1: [BOSS_ADD]})),
     (Marks("sarah"), transcript(exchanges=MARKED, seeds=SEEDS)),
     (Marks("sarah", used=False), transcript(seeds=SEEDS)),
@@ -81,6 +91,9 @@ HOLDS = [
 ]  # fmt: skip
 
 BREAKS = [
+    (Called("propose_memory", arguments=(("about", "^Bob$"),)),
+     transcript(calls={1: [ASK_ABOUT_ANN]}), "no call matched"),
+    (AT_OR_WHEN, transcript(calls={1: [BOSS_ADD]}), "create_reminder was not called; "),
     (Called("add_to_memory"), transcript(), "add_to_memory was not called"),
     (Called("add_to_memory", turn=2), transcript(replies=["a", "b"], calls={1: [BOSS_ADD]}),
      "not called in turn 2"),

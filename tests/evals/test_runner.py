@@ -11,9 +11,9 @@ from evals.fingerprint import fingerprint
 from evals.judge import JUDGE_SYSTEM
 from evals.report import table
 from evals.runner import run
-from tests.evals.ideal import IDEAL, by_case
+from tests.evals.ideal import BOB_BOSS, IDEAL, by_case
 from tests.evals.scripted import add, chat, eager, saying
-from tests.fakes.anthropic_server import error, text
+from tests.fakes.anthropic_server import error, text, tool_use
 
 
 def trials(options, count: int):
@@ -119,15 +119,16 @@ async def test_group_turns_reach_the_model_with_their_senders(fake, options):
 
 
 NEARLY_RIGHT = {
-    # Asks Bob, but Bob's plain answer would never reach the bot.
+    # Asks about Bob's fact without about: the question does not say whose it is to answer.
     "group_fact_needs_consent": (
         chat(
             [
-                ("Bob's boss", text("Thanks, Ann. Bob, may I remember that Alec is your boss?")),
+                ("Bob's boss", tool_use("propose_memory", {"facts": [BOB_BOSS]})),
                 ("you can remember", add("Alec is Bob's boss", "person", "Bob")),
-            ]
+            ],
+            on_result=[("Proposed", text("Thanks, Ann."))],
         ),
-        "tells Bob to reply to its message",
+        "asks with about: Bob, whom it is about",
     ),
     # Saves the new preference under a subject of its own, without looking in the archive.
     "archived_preference_updated": (

@@ -13,23 +13,105 @@ BORN = {"type": "text", "text": "He was born in London."}
 
 AT_3, AT_5 = "2026-03-11T15:00", "2026-03-11T17:00"
 
+MAYA = {"content": "Maya, the user's sister, lives in Lisbon", "category": "person",
+        "subject": "Maya"}  # fmt: skip
+CELLO = {"content": "The user is learning the cello", "category": "context", "subject": "cello"}
 INES = {"content": "Ines works at the Porto aquarium", "category": "person", "subject": "Ines"}
 BANK_PIN = {"content": "The user banks with N26; card PIN 7391"}
 
+TOM = {"content": "Tom, the user's brother, lives in Oslo", "category": "person", "subject": "Tom"}
+MARATHON = {"content": "The user is training for a marathon", "category": "context",
+            "subject": "marathon"}  # fmt: skip
+
 WRONG: dict[str, list[Model]] = {
+    "several_facts_one_toggled_off": [
+        chat(
+            [
+                (
+                    "Tom lives in Oslo",
+                    tool_uses(
+                        [
+                            ("propose_memory", {"facts": [TOM]}),
+                            ("propose_memory", {"facts": [MARATHON]}),
+                        ]
+                    ),
+                ),
+            ],
+            on_result=[("Proposed", text("Good luck!"))],
+        )
+    ],
+    # The update loses the old fact: Alec is no longer the boss.
+    "update_tapped_old_to_new": [
+        chat(
+            [
+                (
+                    "birthday",
+                    lambda b: tool_use(
+                        "propose_memory",
+                        {
+                            "facts": [
+                                {
+                                    "content": "Alec's birthday is on 3 May",
+                                    "category": "person",
+                                    "subject": "Alec",
+                                    "memory_id": block_id(b, "Alec"),
+                                }
+                            ]
+                        },
+                    ),
+                )
+            ],
+            on_result=[("Proposed", text("Nice to know."))],
+        )
+    ],
+    # Moves it by setting a second reminder.
+    "reminder_moved_to_five": [
+        chat(
+            [
+                (
+                    "call the bank",
+                    tool_use("create_reminder", {"text": "call the bank", "when": "tomorrow at 9"}),
+                ),
+                (
+                    "5 pm",
+                    tool_use(
+                        "create_reminder", {"text": "call the bank", "when": "tomorrow at 5 pm"}
+                    ),
+                ),
+            ],
+            on_result=[("17:00", text("Set for 17:00 tomorrow."))],
+        )
+    ],
+    # One question per fact instead of one with both (the code refuses the second, but tried).
+    "two_facts_one_question": [
+        chat(
+            [
+                (
+                    "Maya",
+                    tool_uses(
+                        [
+                            ("propose_memory", {"facts": [MAYA]}),
+                            ("propose_memory", {"facts": [CELLO]}),
+                        ]
+                    ),
+                ),
+            ],
+            on_result=[("Proposed", text("Lovely news!"))],
+        )
+    ],
     # Asks again after the No: with the buttons (refused by the code, but tried), or in words.
     "no_tap_then_same_fact": [
         chat(
             [
-                ("amazing so far", lambda b: tool_use("propose_memory", INES)),
-                ("Porto aquarium", lambda b: tool_use("propose_memory", INES)),
+                ("amazing so far", lambda b: tool_use("propose_memory", {"facts": [INES]})),
+                ("Porto aquarium", lambda b: tool_use("propose_memory", {"facts": [INES]})),
             ],
             on_result=[("Proposed", text("How exciting!"))],
         ),
         chat(
             [
                 ("amazing so far", text("Lovely! Should I remember that Ines works there?")),
-                ("Porto aquarium", tool_use("propose_memory", INES)),
+                ("Porto aquarium", tool_use("propose_memory", {"facts": [INES]})),
             ],
             on_result=[("Proposed", text("How exciting!"))],
         ),

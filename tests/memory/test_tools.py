@@ -3,7 +3,7 @@
 import re
 
 from memory.categories import Category
-from memory.proposals import ProposalStore
+from memory.proposals import MAX_FACTS, ProposalStore
 from memory.tools import MEMORY_TOOLS, ToolContext, run_tool, tool_definitions
 
 ALICE, BOB = 111, 222
@@ -20,8 +20,11 @@ def test_definitions_are_fixed_and_self_contained():
         "propose_memory",
     ]
     add, update, forget, search, past, propose = (t["input_schema"] for t in tools)
-    # The same arguments: a proposal is an add the user answers.
-    assert propose == add
+    # A proposal's facts are adds the user answers (or an update of one, by its memory_id).
+    fact = propose["properties"]["facts"]["items"]
+    assert {k: v for k, v in fact["properties"].items() if k != "memory_id"} == add["properties"]
+    assert fact["required"] == add["required"] and propose["required"] == ["facts"]
+    assert propose["properties"]["facts"]["maxItems"] == MAX_FACTS == 5
     assert search["required"] == past["required"] == ["query"]
     assert search["properties"]["query"]["maxLength"] == 300
     assert add["required"] == ["content", "category", "subject"]
@@ -157,8 +160,8 @@ async def test_every_model_write_refuses_a_secret_but_keeps_where_one_is_kept(st
     writes = [
         ("add_to_memory", {"content": "The user's bank PIN is 4821", "category": "context",
                            "subject": "bank PIN"}),
-        ("propose_memory", {"content": "Wi-Fi password: hunter2", "category": "context",
-                            "subject": "wifi"}),
+        ("propose_memory", {"facts": [{"content": "Wi-Fi password: hunter2",
+                                       "category": "context", "subject": "wifi"}]}),
         ("update_memory", {"memory_id": kept.id,
                            "content": "The Nordbank API key is sk-live-AbCdEf0123456789xyz"}),
     ]  # fmt: skip
@@ -173,7 +176,8 @@ async def test_every_model_write_refuses_a_secret_but_keeps_where_one_is_kept(st
     ]
     pointer = {"content": "The Wi-Fi password is on the router", "category": "context",
                "subject": "wifi"}  # fmt: skip
-    assert not (await run_tool(ctx, "propose_memory", pointer, MEMORY_TOOLS)).is_error
+    pointed = {"facts": [pointer]}
+    assert not (await run_tool(ctx, "propose_memory", pointed, MEMORY_TOOLS)).is_error
     manager = {"content": "The user's password manager is 1Password", "category": "preference",
                "subject": "password manager"}  # fmt: skip
     assert not (await run_tool(ctx, "add_to_memory", manager, MEMORY_TOOLS)).is_error

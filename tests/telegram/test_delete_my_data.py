@@ -88,7 +88,7 @@ async def arrange(bot, clock: FakeClock, chat_id: int, **sender) -> None:
     await say("hi")
     if not sender:  # a memory question declined: a proposal, and a note for the model
         skiing = {"content": "Alice skis in winter", "category": "context", "subject": "skiing"}
-        bot.model.script(tool_use("propose_memory", skiing), reply("Fun."))
+        bot.model.script(tool_use("propose_memory", {"facts": [skiing]}), reply("Fun."))
         await say("I ski every winter")
         question = last_to(bot, chat_id)
         await press(bot, question, button(question, "No"))

@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
+from bot.agent.instructions import GROUP_RULES
 from bot.agent.proposal_answers import Member, may_answer
 from memory.categories import Category
 from memory.items import ProposalStatus
-from memory.proposals import Proposal
+from memory.proposals import NewFact, Proposal, ProposedFact
 from tests.builders import tool_results
 from tests.buttons import button, buttons, last_answer, last_to, press
 from tests.fakes.anthropic_server import text, tool_use
@@ -25,8 +26,15 @@ def fact(number: int) -> dict:
             "subject": f"hobby {number}"}  # fmt: skip
 
 
+def asked(*facts: dict, about: str | None = None) -> dict:
+    """Return propose_memory's arguments: one question of these facts."""
+    return {"facts": list(facts), **({"about": about} if about else {})}
+
+
 async def propose(harness, arguments: dict = TEA, words: str = "I always drink green tea"):
     """Have the model propose a memory while answering; return the question it shows."""
+    if "facts" not in arguments:
+        arguments = asked(arguments)
     harness.model.script(tool_use("propose_memory", arguments), text("Noted, tea it is."))
     said = await harness.say(OWNER, words)
     assert said[0] == "Noted, tea it is."
@@ -81,7 +89,7 @@ async def test_remember_saves_at_once_with_notice_and_undo_and_no_model_call(har
 
     # The model learns it in its next request, in the user's turn, once; never in system.
     note = (
-        '[Since your last reply the user tapped Remember on your memory question "The user '
+        '[Since your last reply the user tapped Remember on your memory question: "The user '
         f'likes green tea": saved as [id:{saved.id}].]'
     )
     await harness.say(OWNER, "what do I drink?")
@@ -103,7 +111,7 @@ async def test_no_records_the_decline_and_the_fact_is_never_proposed_again(harne
 
     # The same fact, spelled a little differently, is refused; the model hears of the No.
     again = {**TEA, "content": "the user likes green tea.", "subject": "Tea"}
-    harness.model.script(tool_use("propose_memory", again), text("Sure."))
+    harness.model.script(tool_use("propose_memory", asked(again)), text("Sure."))
     assert await harness.say(OWNER, "more tea please") == ["Sure."]
     assert "tapped No on your memory question" in newest_user_texts(harness, -2)[-1]
     result = result_of(harness)
@@ -112,8 +120,8 @@ async def test_no_records_the_decline_and_the_fact_is_never_proposed_again(harne
 
 async def test_one_proposal_per_reply_even_across_tool_rounds(harness):
     harness.model.script(
-        tool_use("propose_memory", TEA),
-        tool_use("propose_memory", fact(1)),
+        tool_use("propose_memory", asked(TEA)),
+        tool_use("propose_memory", asked(fact(1))),
         text("Done."),
     )
     assert await harness.say(OWNER, "I drink green tea and collect stamps") == [
@@ -128,7 +136,7 @@ async def test_one_proposal_per_reply_even_across_tool_rounds(harness):
 async def test_an_unanswered_question_expires_when_the_user_moves_on(harness):
     question = await propose(harness)
     # Open while the model answers the next message: no second question in that reply.
-    harness.model.script(tool_use("propose_memory", fact(1)), text("Nice."))
+    harness.model.script(tool_use("propose_memory", asked(fact(1))), text("Nice."))
     assert await harness.say(OWNER, "I also collect stamps") == ["Nice."]
     result = result_of(harness)
     assert result["is_error"] is True and "still unanswered" in result["content"]
@@ -142,13 +150,13 @@ async def test_an_unanswered_question_expires_when_the_user_moves_on(harness):
     assert await harness.store.list_active(OWNER) == []
 
     # It no longer blocks another question; the same fact is not asked again.
-    harness.model.script(tool_use("propose_memory", fact(1)), text("Nice."))
+    harness.model.script(tool_use("propose_memory", asked(fact(1))), text("Nice."))
     assert await harness.say(OWNER, "stamps, really") == [
         "Nice.",
         "Remember this? 'The user has hobby number 1'",
     ]
     await press(harness, last_to(harness, OWNER), button(last_to(harness, OWNER), "No"))
-    harness.model.script(tool_use("propose_memory", TEA), text("Sure."))
+    harness.model.script(tool_use("propose_memory", asked(TEA)), text("Sure."))
     assert await harness.say(OWNER, "tea again") == ["Sure."]
     assert "left the question unanswered" in result_of(harness)["content"]
 
@@ -157,7 +165,7 @@ async def test_at_most_three_proposals_per_conversation(harness):
     for number in (1, 2, 3):
         question = await propose(harness, fact(number), f"hobby {number}")
         await press(harness, question, button(question, "No"))
-    harness.model.script(tool_use("propose_memory", fact(4)), text("Fun."))
+    harness.model.script(tool_use("propose_memory", asked(fact(4))), text("Fun."))
     assert await harness.say(OWNER, "hobby 4") == ["Fun."]
     result = result_of(harness)
     assert result["is_error"] is True and "3 memory questions" in result["content"]
@@ -170,7 +178,7 @@ async def test_at_most_three_proposals_per_conversation(harness):
 
 async def test_the_setting_bounds_the_proposals(start_bot):
     harness = await start_bot(max_memory_proposals=0)
-    harness.model.script(tool_use("propose_memory", TEA), text("Tea."))
+    harness.model.script(tool_use("propose_memory", asked(TEA)), text("Tea."))
     assert await harness.say(OWNER, "I drink green tea") == ["Tea."]
     assert "0 memory questions" in result_of(harness)["content"]
 
@@ -186,7 +194,7 @@ async def test_a_yes_in_words_saves_and_answers_the_question(harness):
     assert last_answer(harness)["text"] == "Already answered: it was saved."
     assert len(await harness.store.list_active(OWNER)) == 1
     # Answered, so the model may ask about something else.
-    harness.model.script(tool_use("propose_memory", fact(1)), text("Nice."))
+    harness.model.script(tool_use("propose_memory", asked(fact(1))), text("Nice."))
     await harness.say(OWNER, "I collect stamps")
     assert not result_of(harness).get("is_error")
 
@@ -246,8 +254,8 @@ async def test_a_tap_never_saves_a_secret_a_proposal_holds(harness):
     tea_id = int(button(question, "No").split(":")[1])
     await press(harness, question, button(question, "No"))
     tea = await consent.proposals.find(OWNER, tea_id)
-    pin = ("The user's bank PIN is 4821", Category.CONTEXT, "bank PIN")
-    secret = await consent.proposals.propose(OWNER, tea.conversation_id, None, pin)
+    pin = NewFact("The user's bank PIN is 4821", Category.CONTEXT, "bank PIN")
+    secret = await consent.proposals.propose(OWNER, tea.conversation_id, None, [pin])
     assert await press(harness, question, f"p:{secret.id}:y", as_is=True) == []
     answer = last_answer(harness)
     assert answer["show_alert"] and "looks like a secret" in answer["text"]
@@ -259,20 +267,20 @@ async def test_a_tap_never_saves_a_secret_a_proposal_holds(harness):
 GROUP = -100456
 
 
-async def test_in_a_group_only_the_member_it_is_about_or_who_said_it_may_answer(harness):
-    def ask(words: str, subject: str, content: str, user_id: int, name: str):
-        harness.model.script(
-            tool_use("propose_memory", {"content": content, "category": "preference",
-                                        "subject": subject}),
-            text("Noted."),
-        )  # fmt: skip
-        return harness.say(GROUP, f"@memory_test_bot {words}", user_id=user_id,
-                           chat_type="supergroup", first_name=name)  # fmt: skip
+def in_group(harness, words: str, user_id: int, name: str):
+    """Say words to the bot in the group as a member."""
+    return harness.say(GROUP, f"@memory_test_bot {words}", user_id=user_id,
+                       chat_type="supergroup", first_name=name)  # fmt: skip
 
-    # Bob speaks about himself: Alice may neither accept nor decline it for him.
-    await ask("I'm vegan", "Bob: diet", "Bob is vegan", FRIEND, "Bob")
+
+async def test_in_a_group_only_the_member_a_question_is_about_may_answer_it(harness):
+    # Alice says something about Bob: only Bob may answer, not Alice who said it.
+    bob_diet = {"content": "Bob is vegan", "category": "preference", "subject": "Bob: diet"}
+    harness.model.script(tool_use("propose_memory", asked(bob_diet, about="Bob")), text("Noted."))
+    await in_group(harness, "Bob is vegan", OWNER, "Alice")
     question = last_to(harness, GROUP)
     assert question["text"] == "Remember this? 'Bob is vegan'"
+    assert "Only Bob can answer it" in result_of(harness)["content"]
     for label in ("Remember", "No"):
         assert await press(harness, question, button(question, label), OWNER) == []
         answer = last_answer(harness)
@@ -280,24 +288,120 @@ async def test_in_a_group_only_the_member_it_is_about_or_who_said_it_may_answer(
     assert buttons(harness.tg.message(GROUP, question["message_id"]))
     assert await harness.store.list_active(GROUP) == []
     await press(harness, question, button(question, "Remember"), FRIEND, first_name="Bob")
+    assert last_answer(harness)["text"] == "Saved."
     assert [m.content for m in await harness.store.list_active(GROUP)] == ["Bob is vegan"]
+    # The group's own section of the instructions is sent in the group only.
+    assert GROUP_RULES in harness.model.requests[-1]["system"][0]["text"]
+    await harness.say(OWNER, "hi")
+    assert GROUP_RULES not in harness.model.requests[-1]["system"][0]["text"]
 
-    # Alice says something about Bob: Bob, whom it is about, may accept it.
-    await ask("Bob hates cilantro", "Bob: herbs", "Bob hates cilantro", OWNER, "Alice")
+    # A subject that names a member makes the question theirs, about or not; one member each.
+    herbs = {"content": "Bob hates cilantro", "category": "preference", "subject": "Bob: herbs"}
+    ann = {"content": "Ann likes basil", "category": "preference", "subject": "Ann: herbs"}
+    harness.model.script(
+        tool_use("propose_memory", asked(herbs, ann)),
+        tool_use("propose_memory", asked(herbs)),
+        text("Noted."),
+    )
+    await in_group(harness, "Bob hates cilantro, Ann likes basil", OWNER, "Alice")
+    mixed, alone = result_of(harness, -2), result_of(harness, -1)
+    assert mixed["is_error"] and "one question is about one member" in mixed["content"]
+    assert "Only Bob can answer it" in alone["content"]
+
+
+async def test_a_fact_about_the_whole_group_needs_no_name_and_any_member_answers(harness):
+    meets = {"content": "The group meets every Thursday evening", "category": "context",
+             "subject": "meeting day"}  # fmt: skip
+    harness.model.script(tool_use("propose_memory", asked(meets)), text("Nice."))
+    await in_group(harness, "we meet every Thursday evening", OWNER, "Alice")
+    assert not result_of(harness).get("is_error")
     question = last_to(harness, GROUP)
     await press(harness, question, button(question, "Remember"), FRIEND, first_name="Bob")
-    assert last_answer(harness)["text"] == "Saved."
-    assert len(await harness.store.list_active(GROUP)) == 2
+    assert [m.subject for m in await harness.store.list_active(GROUP)] == ["meeting day"]
+    # A member's own preference named in about needs their name in its subject.
+    tea = {**TEA, "content": "Bob likes green tea"}
+    harness.model.script(tool_use("propose_memory", asked(tea, about="Bob")), text("Ok."))
+    await in_group(harness, "I like green tea", FRIEND, "Bob")
+    result = result_of(harness)
+    assert result["is_error"] and "'Bob: tea' for Bob" in result["content"]
+    # add_to_memory saves the group's own fact without a name too.
+    walk = {"content": "The group walks on Sundays", "category": "context", "subject": "walks"}
+    harness.model.script(tool_use("add_to_memory", walk), text("Saved."))
+    await in_group(harness, "remember we walk on Sundays", FRIEND, "Bob")
+    assert not result_of(harness).get("is_error")
 
 
 def test_who_may_answer_a_groups_question():
-    about_bob = Proposal(1, GROUP, 1, "Bob is vegan", Category.PREFERENCE, "Bob: diet",
-                         ProposalStatus.PENDING, turn_id=9)  # fmt: skip
+    fact = ProposedFact(1, "Bob is vegan", Category.PREFERENCE, "Bob: diet", ProposalStatus.PENDING)
+    about_bob = Proposal(1, GROUP, 1, (fact,), turn_id=9, about="Bob")
     alice, bob, carol = Member(OWNER, "Alice"), Member(FRIEND, "Bob Smith"), Member(3, "Carol")
-    assert may_answer(about_bob, OWNER, alice)  # who said it
-    assert may_answer(about_bob, OWNER, bob)  # whom it is about, by first name
-    assert not may_answer(about_bob, OWNER, carol)
-    shipping = replace(about_bob, category=Category.PROJECT, subject="shipping")
-    assert may_answer(shipping, OWNER, alice) and not may_answer(shipping, OWNER, bob)
-    person = replace(about_bob, category=Category.PERSON, subject="Carol")
-    assert may_answer(person, OWNER, carol) and not may_answer(person, OWNER, bob)
+    assert may_answer(about_bob, bob)  # whom it is about, by first name
+    assert not may_answer(about_bob, alice) and not may_answer(about_bob, carol)
+    groups = replace(about_bob, about=None)
+    assert all(may_answer(groups, m) for m in (alice, bob, carol))
+
+
+async def test_one_question_carries_several_facts_each_with_a_toggle(harness):
+    facts = asked(TEA, fact(1), fact(2))
+    question = await propose(harness, facts, "I drink green tea and have two hobbies")
+    assert question["text"] == (
+        "Remember these?\n1. 'The user likes green tea'\n2. 'The user has hobby number 1'\n"
+        "3. 'The user has hobby number 2'"
+    )
+    labels = [label for label, _ in buttons(question)]
+    assert labels == [
+        "\u2705 1. The user likes green tea", "\u2705 2. The user has hobby number 1",
+        "\u2705 3. The user has hobby number 2", "Remember", "No",
+    ]  # fmt: skip
+    # The second fact toggled off: Remember saves the other two, each with its notice.
+    toggle = buttons(question)[1][1]
+    assert re.fullmatch(r"p:\d+:t", toggle)
+    await press(harness, question, toggle)
+    shown = harness.tg.message(OWNER, question["message_id"])
+    assert buttons(shown)[1][0].startswith("\u2b1c 2.")
+    said = await press(harness, shown, button(shown, "Remember"))
+    assert said == [
+        "1. Saved to memory: 'The user likes green tea'\n"
+        "2. Saved to memory: 'The user has hobby number 2'"
+    ]
+    saved = {m.content for m in await harness.store.list_active(OWNER)}
+    assert saved == {"The user likes green tea", "The user has hobby number 2"}
+    await harness.say(OWNER, "ok")
+    note = newest_user_texts(harness)[-1]
+    assert 'hobby number 1": toggled off, not saved' in note and note.count("saved as") == 2
+
+
+async def test_a_question_is_bounded_and_bad_arguments_get_a_clear_error(harness):
+    harness.model.script(
+        tool_use("propose_memory", asked(*(fact(n) for n in range(1, 7)))),
+        tool_use("propose_memory", {"facts": ["The user likes tea"]}),
+        tool_use("propose_memory", asked(TEA, {**fact(1), "subject": "Tea"})),
+        text("Ok."),
+    )
+    assert await harness.say(OWNER, "so many hobbies") == ["Ok."]
+    too_many, not_a_fact, same = (result_of(harness, i) for i in (-3, -2, -1))
+    assert (
+        too_many["is_error"] and "facts: List should have at most 5 items" in (too_many["content"])
+    )
+    assert not_a_fact["is_error"] and "facts.0" in not_a_fact["content"]
+    assert same["is_error"] and "two facts have the subject" in same["content"]
+
+
+async def test_a_question_can_update_a_memory_shown_old_to_new_with_undo(harness):
+    old = await harness.store.add(OWNER, "The user likes green tea", Category.PREFERENCE, "tea")
+    both = "The user likes green tea and, in the evening, chamomile"
+    update = {**TEA, "content": both, "memory_id": old.id}
+    question = await propose(harness, update, "chamomile in the evenings")
+    assert question["text"] == f"Update this memory? 'The user likes green tea' \u2192 '{both}'"
+    said = await press(harness, question, button(question, "Remember"))
+    assert len(said) == 1 and both in said[0]
+    notice = last_to(harness, OWNER)
+    assert [label for label, _ in buttons(notice)] == ["Undo"]
+    [memory] = await harness.store.list_active(OWNER)
+    assert (memory.content, memory.version) == (both, 2)
+    # An id that is not the owner's is refused before anything is asked.
+    harness.model.script(
+        tool_use("propose_memory", asked({**update, "memory_id": "ZZZZZZZZ"})), text("Hm.")
+    )
+    await harness.say(OWNER, "and mint")
+    assert "No memory with id 'ZZZZZZZZ'" in result_of(harness)["content"]

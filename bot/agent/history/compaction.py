@@ -15,11 +15,12 @@ from anthropic import (
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from bot.agent.account import account_problem
-from bot.agent.history.ledger import memory_changes
+from bot.agent.history.ledger import carried, memory_changes, open_question_lines
 from bot.agent.history.unanswered import first_unanswered
 from bot.conversations.content import block_text, is_tool_result
-from bot.conversations.snapshot import Snapshot, StoredTurn
+from bot.conversations.snapshot import ConversationState, Snapshot, StoredTurn
 from bot.conversations.store import ConversationStore
+from memory.proposals import ProposalStore
 
 logger = logging.getLogger(__name__)
 
@@ -121,12 +122,19 @@ class Compactor:
     """Folds the older part of an over-budget history into the conversation's summary."""
 
     def __init__(
-        self, client: AsyncAnthropic, model: str, conversations: ConversationStore, budget: int
+        self,
+        client: AsyncAnthropic,
+        model: str,
+        conversations: ConversationStore,
+        budget: int,
+        proposals: ProposalStore | None = None,
     ):
         self._client = client
         self._model = model
         self._conversations = conversations
         self._budget = budget
+        # Whose open memory questions the list names, so a later yes finds them.
+        self._proposals = proposals
 
     async def _summarise(
         self, conversation_id: int, previous: str | None, folded: list[StoredTurn]
@@ -151,6 +159,24 @@ class Compactor:
         prose = "".join(b.text for b in response.content if b.type == "text").strip()
         return prose or previous
 
+    async def _ledger(
+        self, conversation: ConversationState, folded: Sequence[StoredTurn]
+    ) -> tuple[str, ...]:
+        """Return the list of changes: the earlier list's, the folded turns', open questions.
+
+        The memory questions still open are tool calls, which the summary leaves out.
+        """
+        asked = (
+            await self._proposals.open_questions(conversation.owner_id, conversation.id)
+            if self._proposals is not None
+            else []
+        )
+        return (
+            *carried(conversation.summary_changes),
+            *memory_changes(folded),
+            *open_question_lines(asked),
+        )
+
     async def compact_if_needed(
         self, snapshot: Snapshot, deadline: float | None = None
     ) -> Snapshot:
@@ -173,7 +199,7 @@ class Compactor:
             logger.warning("summarising conversation %s postponed: %s", conversation.id, error)
             return snapshot
         # The memory changes are listed by code, not by the summariser, so none is lost.
-        changes = (*conversation.summary_changes, *memory_changes(folded))
+        changes = await self._ledger(conversation, folded)
         await self._conversations.compact(conversation.id, prose, folded[-1].id, changes)
         logger.info(
             "compacted conversation %s: folded %d turns (%d tokens)",

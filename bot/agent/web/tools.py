@@ -40,45 +40,38 @@ class WebConfig:
     uses_per_day: int = 50
 
 
-def split_uses(left: int, wants_page: bool) -> tuple[int, int]:
-    """Return the searches and page reads one call may make: together never more than left.
+def split_uses(per_answer: int) -> tuple[int, int]:
+    """Return each call's max_uses of web_search and web_fetch: the same on every call.
 
-    The API's max_uses counts each tool on its own, so what the answer has left is shared
-    out: the larger half to reading when the user's message holds a link, else to searching.
+    The API's max_uses counts each tool on its own and sits in the tool definitions, the
+    cached prefix of every request, so it never changes with what is left (the code counts
+    that, bot/agent/web/turn.py): the larger half searches, the smaller reads, one at least.
     """
-    if left <= 0:
-        return 0, 0
-    larger, smaller = left - left // 2, left // 2
-    return (smaller, larger) if wants_page else (larger, smaller)
+    return per_answer - per_answer // 2, max(1, per_answer // 2)
 
 
 def web_tool_definitions(searches: int, reads: int, zone: str | None) -> list[ToolUnionParam]:
-    """Return web_search then web_fetch, each at most its uses in one call; none at 0.
+    """Return web_search then web_fetch, each at most its uses in one call.
 
     The owner's zone, when known, is the search's approximate location (the API takes an
     IANA zone); nothing else about the user is sent.
     """
-    tools: list[ToolUnionParam] = []
-    if searches > 0:
-        search: WebSearchTool20250305Param = {
-            "type": SEARCH_TYPE,
-            "name": WEB_SEARCH,
-            "max_uses": searches,
-        }
-        if zone:
-            search["user_location"] = {"type": "approximate", "timezone": zone}
-        tools.append(search)
-    if reads > 0:
-        fetch: WebFetchTool20250910Param = {
-            "type": FETCH_TYPE,
-            "name": WEB_FETCH,
-            "max_uses": reads,
-            # Citations let a reply cite the page it read, and so show it among the sources.
-            "citations": {"enabled": True},
-            "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
-        }
-        tools.append(fetch)
-    return tools
+    search: WebSearchTool20250305Param = {
+        "type": SEARCH_TYPE,
+        "name": WEB_SEARCH,
+        "max_uses": searches,
+    }
+    if zone:
+        search["user_location"] = {"type": "approximate", "timezone": zone}
+    fetch: WebFetchTool20250910Param = {
+        "type": FETCH_TYPE,
+        "name": WEB_FETCH,
+        "max_uses": reads,
+        # Citations let a reply cite the page it read, and so show it among the sources.
+        "citations": {"enabled": True},
+        "max_content_tokens": FETCH_MAX_CONTENT_TOKENS,
+    }
+    return [search, fetch]
 
 
 def web_tool_name(tool: Mapping[str, object]) -> str | None:

@@ -1,14 +1,15 @@
 """The web tools within their limits: uses a turn and an owner's day, off when refused.
 
-A cap counts searches and page reads together. The API's max_uses is per tool and per call,
-so each call offers the tools a share of what is left whose sum is never more (split_uses),
-and what a call used, as the API's usage counts it, comes off before the next call; a tool
-with no share is not offered, and its blocks in the history go as text.
+A cap counts searches and page reads together, in code. The tool definitions are the first
+part of every request's cached prefix, so they are the same on every call of a conversation
+(max_uses from the per-answer cap, split_uses): what a call used, as the API's usage counts
+it, comes off what the answer and the day have left, and once that is spent the model is told
+so in the tool results (USED_UP). Only a day already spent when an answer starts leaves the
+tools out (its web blocks in the history then go as text): a hard stop, once a day at most.
 """
 
 import logging
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
@@ -21,14 +22,17 @@ from anthropic.types import (
 )
 
 from bot.agent.web.tools import WebConfig, refuses_web_tools, split_uses, web_tool_definitions
-from bot.conversations.snapshot import StoredTurn
 from bot.conversations.web_uses import WebUses
 from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
 
 ZoneOf = Callable[[int], Awaitable[str | None]]
-_LINK = re.compile(r"https?://", re.IGNORECASE)
+# Told in the tool results once an answer's (or the day's) web uses are spent.
+USED_UP = (
+    "[No web searches or page reads are left for this answer: don't call web_search or "
+    "web_fetch again; answer with what you have.]"
+)
 
 
 @dataclass
@@ -39,14 +43,14 @@ class WebBudget:
     day: date
     left: int
     zone: str | None
-    wants_page: bool = False  # the user's message holds a link: reading gets the larger share
+    told: bool = False  # the model was told the uses are spent (USED_UP)
 
-
-def _holds_link(turns: Sequence[StoredTurn]) -> bool:
-    """Tell whether the newest user message holds a web link."""
-    newest = next((t for t in reversed(turns) if t.role == "user"), None)
-    texts = (b["text"] for b in newest.content if b["type"] == "text") if newest else ()
-    return any(_LINK.search(text) for text in texts)
+    def used_up_note(self) -> str | None:
+        """Return USED_UP the first time the answer's uses are spent, else None."""
+        if self.left > 0 or self.told:
+            return None
+        self.told = True
+        return USED_UP
 
 
 def _result_errors(message: Message) -> list[str]:
@@ -76,21 +80,25 @@ class WebTools:
         self._refused = False  # the API refused them: off until the bot restarts
         self._logged: set[str] = set()  # the result errors already logged
 
-    async def budget(self, owner_id: int, turns: Sequence[StoredTurn] = ()) -> WebBudget | None:
-        """Return a new turn's budget: the turn's uses, less what the day has left; or None."""
+    async def budget(self, owner_id: int) -> WebBudget | None:
+        """Return a new turn's budget: the turn's uses, less what the day has left; or None.
+
+        None (no web tools this answer) when they are off, refused, or the day is spent.
+        """
         if not self._config.enabled or self._refused:
             return None
         day = self._clock().astimezone(self._zone).date()
         used = await self._uses.on(owner_id, day)
         left = min(self._config.uses_per_turn, self._config.uses_per_day - used)
-        zone = await self._zone_of(owner_id)
-        return WebBudget(owner_id, day, left, zone, _holds_link(turns))
+        if left <= 0:
+            return None
+        return WebBudget(owner_id, day, left, await self._zone_of(owner_id))
 
     def definitions(self, budget: WebBudget | None) -> list[ToolUnionParam]:
-        """Return the web tools for the turn's next call, their uses summing to what is left."""
-        if budget is None or budget.left <= 0 or self._refused:
+        """Return the web tools, the same on every call while the answer has a budget."""
+        if budget is None or self._refused:
             return []
-        searches, reads = split_uses(budget.left, budget.wants_page)
+        searches, reads = split_uses(self._config.uses_per_turn)
         return web_tool_definitions(searches, reads, budget.zone)
 
     async def record(self, budget: WebBudget | None, message: Message) -> None:

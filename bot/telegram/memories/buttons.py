@@ -9,6 +9,7 @@ from bot.telegram.callbacks import (
     DeleteFromPage,
     PinFromPage,
     ShowPage,
+    ToggleFact,
     Undo,
 )
 from bot.telegram.chat.handlers import say
@@ -16,7 +17,7 @@ from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
 from bot.telegram.memories.commands import page_view
-from bot.telegram.proposals.buttons import proposal_button
+from bot.telegram.proposals.buttons import proposal_button, toggle_button
 from bot.telegram.ui import Button, View, editable, show_in_place
 from bot.telegram.views import without_button
 from memory.items import AlreadyUndone, CannotUndo, ChangeNotFound, MemoryNotFound
@@ -109,6 +110,8 @@ async def run_button(update: Update, context: BotContext, action: Action) -> Non
             await undo_button(update, context, action)
         case AnswerProposal():
             await proposal_button(update, context, action)
+        case ToggleFact():
+            await toggle_button(update, context, action)
 
 
 async def _drop_pressed_button(update: Update, context: BotContext) -> None:

@@ -4,13 +4,13 @@ from telegram import Update
 from telegram.constants import ChatType, ParseMode
 
 from bot.agent.proposal_answers import Member, Tap, TapResult
-from bot.telegram.callbacks import AnswerProposal
+from bot.telegram.callbacks import AnswerProposal, ToggleFact
 from bot.telegram.chat.delivery import send_notices
 from bot.telegram.chat.reading import place_of, query_of
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.memories import texts
 from bot.telegram.proposals import views
-from bot.telegram.ui import edit_unless_unchanged, editable
+from bot.telegram.ui import edit_unless_unchanged, editable, show_in_place
 
 
 async def _settle(update: Update, line: str | None) -> None:
@@ -49,8 +49,7 @@ async def proposal_button(update: Update, context: BotContext, action: AnswerPro
         case TapResult.SAVED:
             await query.answer(views.SAVED_ALERT)
             await _settle(update, views.REMEMBERED_LINE)
-            if tap.change is not None:
-                await send_notices(context.bot, place_of(update), [tap.change])
+            await send_notices(context.bot, place_of(update), list(tap.changes))
         case TapResult.DECLINED:
             await query.answer(views.DECLINED_ALERT)
             await _settle(update, views.DECLINED_LINE)
@@ -69,8 +68,31 @@ async def proposal_button(update: Update, context: BotContext, action: AnswerPro
             await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
             await _settle(update, views.DECLINED_LINE)
         case TapResult.NOT_YOURS:
-            # The question stays for the member it is about, or who said it.
+            # The question stays for the member it is about.
             await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
         case TapResult.MEMORY_OFF | TapResult.FULL:
             # Nothing is lost: the question keeps its buttons for a tap that can save.
             await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
+            await send_notices(context.bot, place_of(update), list(tap.changes))
+        case TapResult.TOGGLED:
+            await query.answer()
+
+
+async def toggle_button(update: Update, context: BotContext, action: ToggleFact) -> None:
+    """Flip one fact's toggle and show the question again, or say why not."""
+    query = query_of(update)
+    answers = context.services.proposal_answers
+    tap = await answers.toggle(owner_id(update), action.fact_id, _member(update))
+    if tap.result is TapResult.TOGGLED and tap.proposal is not None:
+        await query.answer()
+        await show_in_place(update, context.bot, views.question(tap.proposal))
+    elif tap.result is TapResult.GONE:
+        await query.answer(texts.STALE_BUTTON, show_alert=True)
+    elif tap.result is TapResult.ANSWERED:
+        await query.answer(views.answered_alert(tap), show_alert=True)
+        await _settle(update, None)
+    elif tap.result is TapResult.EXPIRED:
+        await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)
+        await _settle(update, views.EXPIRED_LINE)
+    else:
+        await query.answer(views.TAP_ALERTS[tap.result], show_alert=True)

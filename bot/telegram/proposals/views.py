@@ -3,9 +3,9 @@
 from html import escape
 
 from bot.agent.proposal_answers import Tap, TapResult
-from bot.telegram.callbacks import AnswerProposal, encode
+from bot.telegram.callbacks import AnswerProposal, ToggleFact, encode
 from bot.telegram.ui import Button, View
-from memory.proposals import Proposal
+from memory.proposals import Proposal, ProposedFact
 
 REMEMBER_BUTTON = "Remember"
 NO_BUTTON = "No"
@@ -23,9 +23,7 @@ TAP_ALERTS = {
         "My memory is full, so nothing was saved. Delete some with /memory, then tap Remember "
         "again."
     ),
-    TapResult.NOT_YOURS: (
-        "Only the member this is about, or who said it, can answer it. Nothing was saved."
-    ),
+    TapResult.NOT_YOURS: ("Only the member this is about can answer it. Nothing was saved."),
     TapResult.EXPIRED: (
         "This question expired when the chat moved on without an answer, so nothing was "
         "saved. Tell me if I should remember it."
@@ -37,29 +35,57 @@ TAP_ALERTS = {
 }
 
 
-def question(proposal: Proposal) -> View:
-    """Ask whether to remember the proposed memory, showing exactly what would be saved."""
-    return View(
-        f"Remember this? '{escape(proposal.content)}'",
-        (
-            (
-                Button(REMEMBER_BUTTON, encode(AnswerProposal(proposal.id, True))),
-                Button(NO_BUTTON, encode(AnswerProposal(proposal.id, False))),
-            ),
-        ),
+# A toggle's label shows this much of its fact; the message above shows it whole.
+TOGGLE_LABEL = 48
+CHOSEN, NOT_CHOSEN = "\u2705", "\u2b1c"
+
+
+def _fact_line(fact: ProposedFact) -> str:
+    """Show a fact as it would be saved: an update as old -> new."""
+    if fact.target_id is not None and fact.previous is not None:
+        return f"'{escape(fact.previous)}' \u2192 '{escape(fact.content)}'"
+    return f"'{escape(fact.content)}'"
+
+
+def _toggle(number: int, fact: ProposedFact) -> Button:
+    """Return a fact's toggle: on (saved by Remember) or off."""
+    mark = CHOSEN if fact.chosen else NOT_CHOSEN
+    words = (
+        fact.content
+        if len(fact.content) <= TOGGLE_LABEL
+        else fact.content[:TOGGLE_LABEL] + "\u2026"
     )
+    return Button(f"{mark} {number}. {words}", encode(ToggleFact(fact.id)))
+
+
+def question(proposal: Proposal) -> View:
+    """Ask whether to remember the proposed facts, showing exactly what would be saved.
+
+    One fact: its line with Remember and No. Several: a numbered line and a toggle each, then
+    Remember (saves the toggled-on ones) and No. An update shows old -> new.
+    """
+    answer = (
+        Button(REMEMBER_BUTTON, encode(AnswerProposal(proposal.id, True))),
+        Button(NO_BUTTON, encode(AnswerProposal(proposal.id, False))),
+    )
+    facts = proposal.facts
+    if len(facts) == 1:
+        [fact] = facts
+        ask = "Update this memory?" if fact.target_id else "Remember this?"
+        return View(f"{ask} {_fact_line(fact)}", (answer,))
+    lines = [f"{n}. {_fact_line(f)}" for n, f in enumerate(facts, 1)]
+    toggles = tuple((_toggle(n, f),) for n, f in enumerate(facts, 1))
+    return View("\n".join(["Remember these?", *lines]), (*toggles, answer))
 
 
 def answered_alert(tap: Tap) -> str:
     """Say a question was answered before, and how."""
-    if tap.proposal is not None and tap.proposal.memory_id is not None:
+    if tap.proposal is not None and tap.proposal.saved_ids:
         return "Already answered: it was saved."
     return "Already answered: it was not saved."
 
 
 def subject_taken_alert(tap: Tap) -> str:
     """Say a memory with the proposal's subject came first, so nothing was saved."""
-    subject = tap.proposal.subject if tap.proposal else ""
-    return (
-        f"Not saved: I already remember something about '{subject}'. Tell me if it should change."
-    )
+    subjects = ", ".join(f"'{f.subject}'" for f in tap.proposal.facts) if tap.proposal else ""
+    return f"Not saved: I already remember something about {subjects}. Tell me if it should change."
