@@ -24,6 +24,10 @@ NOT_OWNED = {
     "turn_leases": "a process's claim on a chat",
     # Which processes run (host, pid, start time), so a dead one's leases are freed soon.
     "bot_processes": "a running process",
+    # Which process ran a periodic job (retention, a nightly tidy pass) for which period; a
+    # tidy pass's period names the owner's id and local date only, and done claims are
+    # deleted after a while (bot/conversations/job_claims.py KEPT).
+    "job_claims": "a process's claim on a periodic job",
     # SQLite's external-content index: its rows are conversation_turns' (by triggers).
     "conversation_search": "the index of conversation_turns",
 }

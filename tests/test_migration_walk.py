@@ -462,7 +462,7 @@ async def test_base_head_base_head_then_the_alembic_command_line_keep_every_row_
             "agent_memory_blocks", "reminders", "reminder_fires", "owner_zones", "turn_leases",
             "agent_memory_batches", "agent_memory_batch_changes",
             "memory_proposals", "pending_notes",
-            "web_uses", "bot_processes",
+            "web_uses", "bot_processes", "job_claims",
         }  # fmt: skip
         assert set(after) == set(at_head) - later_tables
         _assert_kept(at_head, after, "alembic downgrade 0002", upgrade=False)
