@@ -75,7 +75,7 @@ async def test_an_older_file_over_the_context_window_gives_way_and_the_message_i
     harness.tg.push_photo(OWNER, sample_png(60, 40), caption="keep these")
     await harness.idle()
     await replies_to(harness, push_pdf(harness, sample_pdf(2), "old.pdf", caption=None))
-    model.context_window = 5_000  # the instructions take ~3,500; the 2-page PDF ~6,200
+    model.context_window = 7_000  # the instructions and tools take ~5,400; the 2-page PDF ~6,200
     model.script(text("It was about invoices."))
     [reply] = await replies_to(harness, lambda: harness.tg.push_message(OWNER, "what was it?"))
     assert reply.startswith("It was about invoices.\n\nWith old.pdf our conversation is too long")
