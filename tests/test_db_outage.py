@@ -66,6 +66,8 @@ async def test_messages_sent_while_the_database_is_out_are_answered_once_it_is_b
         tg.push_message(OWNER, "during one")
         tg.push_message(OWNER, "during two")
         await bot.wait_for_output("keeping update", count=2)
+        # The notice is sent after the log line: wait for it, then check it came once.
+        await tg.wait_for_messages(OWNER, count=2, timeout=60)
         assert tg.messages_to(OWNER)[1:] == [texts.DATABASE_DOWN]  # said once, plainly
 
         await set_reachable(own_database, True)
