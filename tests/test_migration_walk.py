@@ -223,15 +223,6 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
              "memory_writes": None, "cited_memory_ids": ["pin00006"]},
         ],
     },
-    "0020": {
-        "conversation_turns": [
-            {"id": 11, "conversation_id": 3, "role": "user",
-             "content": [{"type": "text", "text": "[Friday; from Bob]\nWe camped by the lake."}],
-             "created_at": LATER, "tokens": 6, "update_id": None, "message_key": None,
-             "sender_id": None, "search_text": None, "owner_id": -1001,
-             "said_by": {"speaker": "Bob"}, "memory_writes": None, "cited_memory_ids": None},
-        ],
-    },
     "0018": {
         "reminder_fires": [
             {"id": 2, "reminder_id": 1, "scheduled_at": AT, "outcome": "claimed",
@@ -251,6 +242,15 @@ SEEDS: dict[str, dict[str, list[dict]]] = {
         "bot_processes": [
             {"holder": "vm:4242:abcd1234", "host": "vm", "pid": 4242, "started": 123456,
              "expires_at": LATER},
+        ],
+    },
+    "0020": {
+        "conversation_turns": [
+            {"id": 11, "conversation_id": 3, "role": "user",
+             "content": [{"type": "text", "text": "[Friday; from Bob]\nWe camped by the lake."}],
+             "created_at": LATER, "tokens": 6, "update_id": None, "message_key": None,
+             "sender_id": None, "search_text": None, "owner_id": -1001,
+             "said_by": {"speaker": "Bob"}, "memory_writes": None, "cited_memory_ids": None},
         ],
     },
     "0021": {

@@ -8,7 +8,7 @@ reminder_fires.failed_at: when its first send failed for a passing reason (a tim
 a reset connection); retries stop a bounded time after it.
 
 Revision ID: 0018
-Revises: 0020
+Revises: 0017
 Create Date: 2026-11-27 14:00:00.000000
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0018"
-down_revision: str | None = "0020"
+down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -7,7 +7,7 @@ index row are written again here, a batch at a time; the engines' indexes follow
 triggers, Postgres's generated column), so both hold exactly what a new turn would.
 
 Revision ID: 0020
-Revises: 0017
+Revises: 0019
 Create Date: 2026-11-27 14:00:00.000000
 """
 
@@ -22,7 +22,7 @@ from bot.conversations.said_by import SaidBy
 from memory.search_terms import index_text
 
 revision: str = "0020"
-down_revision: str | None = "0017"
+down_revision: str | None = "0019"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

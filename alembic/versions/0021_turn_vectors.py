@@ -12,7 +12,7 @@ its month and year ("May 2023": "what did we say in May?") and, for the bot's wo
 "assistant".
 
 Revision ID: 0021
-Revises: 0019
+Revises: 0020
 Create Date: 2026-11-27 17:00:00.000000
 """
 
@@ -27,7 +27,7 @@ from bot.conversations.said_by import SaidBy
 from memory.models import UTCDateTime
 
 revision: str = "0021"
-down_revision: str | None = "0019"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
