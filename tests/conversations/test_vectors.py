@@ -240,7 +240,10 @@ async def test_stopping_ends_the_fill_at_once_without_a_warning(sessionmaker, se
     with caplog.at_level(logging.DEBUG, logger="bot.conversations.vectors"):
         await asyncio.wait_for(conversations.close(), timeout=5)
     assert vectors.drained.is_set()
-    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    # The bot's own records only: a client another test left open may be collected now,
+    # and asyncio reports that under its own name.
+    ours = [r for r in caplog.records if r.name.startswith(("bot.", "memory."))]
+    assert [r for r in ours if r.levelno >= logging.WARNING] == []
     # Nothing more is started after it.
     await conversations.store_user_message(ChatThread(OWNER), OWNER, said("More words"))
     assert vectors.drained.is_set()
