@@ -36,6 +36,18 @@ TRANSCRIPTION_FIELDS = ("transcription_base_url", "transcription_api_key", "tran
 EMBEDDINGS_FIELDS = ("embeddings_base_url", "embeddings_api_key", "embeddings_model")
 
 
+def _public_url(value: str | None, schemes: tuple[str, ...], what: str) -> str | None:
+    """Return value stripped if it is an absolute URL of one of schemes, with no query."""
+    if value is None:
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme not in schemes or not parts.hostname:
+        raise ValueError(f"must be {what}")
+    if parts.query or parts.fragment:
+        raise ValueError("must not have a query or fragment")
+    return value.strip()
+
+
 class Settings(BaseSettings):
     """Everything the bot needs to run; names match the environment variables."""
 
@@ -166,29 +178,17 @@ class Settings(BaseSettings):
     @classmethod
     def _webhook_url_shape(cls, value: str | None) -> str | None:
         """Require the public http(s) URL Telegram should post updates to."""
-        if value is None:
-            return None
-        parts = urlsplit(value.strip())
-        if parts.scheme not in ("https", "http") or not parts.hostname:
-            raise ValueError("must be the bot's public URL, like https://my-bot.example.com")
-        if parts.query or parts.fragment:
-            raise ValueError("must not have a query or fragment")
-        return value.strip()
+        return _public_url(
+            value, ("https", "http"), "the bot's public URL, like https://my-bot.example.com"
+        )
 
     @field_validator("mini_app_url")
     @classmethod
     def _mini_app_url_shape(cls, value: str | None) -> str | None:
         """Require the https address Telegram opens the Mini App at (it allows no other)."""
-        if value is None:
-            return None
-        parts = urlsplit(value.strip())
-        if parts.scheme != "https" or not parts.hostname:
-            raise ValueError(
-                "must be the app's public https URL, like https://my-bot.example.com/app"
-            )
-        if parts.query or parts.fragment:
-            raise ValueError("must not have a query or fragment")
-        return value.strip()
+        return _public_url(
+            value, ("https",), "the app's public https URL, like https://my-bot.example.com/app"
+        )
 
     @model_validator(mode="after")
     def _mini_app_has_a_port(self) -> Self:
