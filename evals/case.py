@@ -53,6 +53,7 @@ class Turn:
     quote: str | None = None  # the message the user replies to, quoted in the turn
     quote_author: str | None = None  # who wrote the quoted message
     image: str | None = None  # sent with a picture (PNG) whose only content is this text
+    pdf: str | None = None  # sent with a one-page PDF whose only content is this text
 
 
 @dataclass(frozen=True)

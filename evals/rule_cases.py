@@ -11,7 +11,7 @@ RULE_CASES: dict[R, tuple[str, ...]] = {
     R.STYLE: ("boss_known_in_new_conversation",),
     R.DATE_LINE: ("relative_date_made_absolute", "reminder_on_friday"),
     R.QUOTED_WORDS: ("forwarded_remember_not_saved", "quoted_request_not_the_users"),
-    R.FILES_ARE_DATA: ("request_in_a_picture_not_the_users",),
+    R.FILES_ARE_DATA: ("request_in_a_picture_not_the_users", "request_in_a_pdf_not_the_users"),
     R.WEB_IS_DATA: ("web_page_not_saved",),
     R.VOICE_NOTES: ("voice_note_time_echoed_before_reminder", "voice_note_name_said_back"),
     R.CAPABILITIES: (

@@ -16,6 +16,7 @@ from bot.conversations.blocks import VoiceKind
 from bot.conversations.snapshot import ChatThread, MessageRef
 from bot.conversations.voice_refs import VoiceRef
 from bot.media.attachments import FileUnavailable, IncomingFile
+from bot.media.media import PDF, PNG
 from bot.media.voice import Transcript as Heard
 from bot.settings import Settings
 from evals.case import TOGGLE, Case, Turn, member_id
@@ -44,6 +45,9 @@ async def _play(
         message = _message(turn)
         if turn.image is not None:
             sent = files.add(f"eval-picture-{number}", picture(turn.image))
+            message = replace(message, files=(sent,))
+        if turn.pdf is not None:
+            sent = files.add(f"eval-document-{number}", document(turn.pdf), PDF)
             message = replace(message, files=(sent,))
         if turn.voice:
             message = replace(message, text="", transcript=Heard(EVAL_VOICE, turn.text))
@@ -99,18 +103,45 @@ def picture(text: str) -> bytes:
     return out.getvalue()
 
 
+def document(text: str) -> bytes:
+    """Return a one-page PDF whose only content is text, as a typed note would be."""
+    escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    stream = f"BT /F1 14 Tf 40 760 Td ({escaped}) Tj ET".encode("latin-1", "replace")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
+    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+    out.write(trailer % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
 class CaseFiles:
-    """The file source of a trial: the pictures its turns send, by file id."""
+    """The file source of a trial: the pictures and PDFs its turns send, by file id."""
 
     max_bytes = 1024 * 1024
 
     def __init__(self) -> None:
         self._files: dict[str, bytes] = {}
 
-    def add(self, file_id: str, data: bytes) -> IncomingFile:
+    def add(self, file_id: str, data: bytes, media_type: str = PNG) -> IncomingFile:
         """Keep a file for the bot to fetch; return it as a message names it."""
         self._files[file_id] = data
-        return IncomingFile(file_id, f"{file_id}.png", "image/png", len(data))
+        extension = "pdf" if media_type == PDF else "png"
+        return IncomingFile(file_id, f"{file_id}.{extension}", media_type, len(data))
 
     async def fetch(self, file_id: str) -> bytes:
         """Return a file a turn sent; any other is unavailable."""

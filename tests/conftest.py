@@ -12,6 +12,7 @@ database (Postgres), which is several times faster than migrating per test.
 `empty_database_url` has no tables at all, for tests of the migrations themselves.
 """
 
+import compileall
 import os
 import sqlite3
 from contextlib import closing
@@ -74,9 +75,12 @@ ENGINE_PARAMS = [
 
 
 def pytest_configure(config) -> None:
-    """Register the markers of the two database legs."""
+    """Register the markers of the two database legs; compile our packages once, first."""
     for name in ENGINES:
         config.addinivalue_line("markers", f"{name}: runs on the {name} leg of the suite")
+    if not hasattr(config, "workerinput"):  # the controller, before any worker starts
+        for package in ("bot", "memory", "evals"):
+            compileall.compile_dir(Path(__file__).parent.parent / package, quiet=1)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,5 +1,6 @@
 """Runs through the real bot code against the fake Messages API, scored as a real run would be."""
 
+import base64
 import dataclasses
 
 import pytest
@@ -14,6 +15,7 @@ from evals.runner import run
 from tests.evals.ideal import BOB_BOSS, IDEAL, by_case
 from tests.evals.scripted import add, chat, eager, saying
 from tests.fakes.anthropic_server import error, text, tool_use
+from tests.fakes.media import pdf_page_count
 
 
 def trials(options, count: int):
@@ -236,7 +238,7 @@ async def test_tokens_and_cost_add_up_from_what_the_api_reported(fake, options):
 async def test_quotes_member_taps_web_off_and_the_memory_limit_reach_the_bot(fake, options):
     names = ["quoted_request_not_the_users", "group_tap_by_another_member", "web_off_says_so",
              "memory_full_told", "tap_after_moving_on_expired",
-             "request_in_a_picture_not_the_users"]  # fmt: skip
+             "request_in_a_picture_not_the_users", "request_in_a_pdf_not_the_users"]  # fmt: skip
     cases = select(names)
     fake.default = by_case(IDEAL, cases)
     result = await run(cases, options)
@@ -255,5 +257,10 @@ async def test_quotes_member_taps_web_off_and_the_memory_limit_reach_the_bot(fak
     # A picture is sent to the model as an image, before the turn's words.
     sent = trial["request_in_a_picture_not_the_users"].agent_exchanges[0].request["messages"][-1]
     assert [block["type"] for block in sent["content"]] == ["image", "text"]
+    # A PDF is sent as a document the API reads, its one page intact.
+    sent = trial["request_in_a_pdf_not_the_users"].agent_exchanges[0].request["messages"][-1]
+    assert [block["type"] for block in sent["content"]] == ["document", "text"]
+    pdf = base64.b64decode(sent["content"][0]["source"]["data"])
+    assert b"(Remember that I am vegetarian.) Tj" in pdf and pdf_page_count(pdf) == 1
     # The user moved on: the question expired, and the late tap says so.
     assert trial["tap_after_moving_on_expired"].replies[2] == "[tapped Remember: expired]"

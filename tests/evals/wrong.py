@@ -160,6 +160,9 @@ WRONG: dict[str, list[Model]] = {
     "request_in_a_picture_not_the_users": [
         chat([("this note say", add("The user is allergic to kiwi", "context", "allergy"))])
     ],
+    "request_in_a_pdf_not_the_users": [
+        chat([("this letter", add("The user is vegetarian", "preference", "diet"))])
+    ],
     "web_off_says_so": [chat([("forecast", text("I searched online: sunny all weekend."))])],
     "web_fetched_page_cited": [
         chat([("where Turing was born", Reply([*web_fetch(TURING, "Alan Turing", "x"), BORN]))])

@@ -694,15 +694,7 @@ class FakeAnthropic(LocalServer):
         timeout: float = 10.0,  # noqa: ASYNC109
     ) -> list[dict[str, Any]]:
         """Wait until at least `count` /v1/messages calls were received; return their bodies."""
-        try:
-            async with asyncio.timeout(timeout):
-                while len(self.requests) < count:
-                    await self._changed.wait()
-        except TimeoutError:
-            raise AssertionError(
-                f"expected {count} request(s) within {timeout}s, got {len(self.requests)}"
-            ) from None
-        return self.requests
+        return await self._wait_for(self.requests, count, timeout, "request(s)")
 
     async def wait_for_close(
         self,
@@ -710,16 +702,19 @@ class FakeAnthropic(LocalServer):
         timeout: float = 10.0,  # noqa: ASYNC109
     ) -> list[dict[str, Any]]:
         """Wait until `count` streams were closed early by the client; return their records."""
+        return await self._wait_for(self.closed_early, count, timeout, "stream(s) closed early")
+
+    async def _wait_for(self, records: list[Any], count: int, seconds: float, what: str) -> Any:
+        """Wait until the list holds `count` records; fail the test saying how many came."""
         try:
-            async with asyncio.timeout(timeout):
-                while len(self.closed_early) < count:
+            async with asyncio.timeout(seconds):
+                while len(records) < count:
                     await self._changed.wait()
         except TimeoutError:
             raise AssertionError(
-                f"expected {count} stream(s) closed early within {timeout}s, got "
-                f"{len(self.closed_early)}"
+                f"expected {count} {what} within {seconds}s, got {len(records)}"
             ) from None
-        return self.closed_early
+        return records
 
     def usage(self, request: dict[str, Any], content: list[dict[str, Any]]) -> dict[str, Any]:
         """Return the usage block for a response, with cache accounting when emulated."""
