@@ -1,12 +1,36 @@
 """The memories a reply drew on, kept with the model's turn that ends it, and read by owner."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import Text, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.conversations.content import turn_words
 from bot.conversations.models import Turn
+from memory.ids import is_memory_id
 from memory.models import Memory
+
+# How many of the owner's newest turns are looked through for the replies citing one memory:
+# the work is bounded however long the history; older replies are not shown.
+CITING_SCAN = 20_000
+EXCERPT_CHARS = 160
+
+
+@dataclass(frozen=True)
+class CitingReply:
+    """A reply that drew on a memory: its turn, when it was stored, and its first words."""
+
+    turn_id: int
+    created_at: datetime
+    excerpt: str
+
+
+def excerpt(words: str) -> str:
+    """Return a reply's words on one line, cut to EXCERPT_CHARS with the cut marked."""
+    line = " ".join(words.split())
+    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
 class ReplySources:
@@ -38,3 +62,37 @@ class ReplySources:
         async with self._sessionmaker() as session:
             cited = await session.scalar(query)
         return list(cited) if cited else None
+
+    async def citing(self, owner_id: int, memory_id: str, limit: int) -> list[CitingReply]:
+        """Return the owner's newest replies that drew on the memory, newest first, at most limit.
+
+        Only the owner's own turns are read, and only the newest CITING_SCAN of them.
+        """
+        if not is_memory_id(memory_id):
+            return []
+        recent = (
+            select(Turn.id)
+            .where(Turn.owner_id == owner_id)
+            .order_by(Turn.id.desc())
+            .limit(CITING_SCAN)
+            .scalar_subquery()
+        )
+        # An id is letters and digits only, so its quoted form is found in the list's JSON text
+        # as it is; the list is read again below, so a near match is never shown.
+        query = (
+            select(Turn.id, Turn.created_at, Turn.content, Turn.cited_memory_ids)
+            .where(
+                Turn.owner_id == owner_id,
+                Turn.id.in_(recent),
+                cast(Turn.cited_memory_ids, Text).like(f'%"{memory_id}"%'),
+            )
+            .order_by(Turn.id.desc())
+            .limit(limit)
+        )
+        async with self._sessionmaker() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            CitingReply(turn_id, created_at, excerpt(turn_words("assistant", content)))
+            for turn_id, created_at, content, cited in rows
+            if memory_id in (cited or ())
+        ]

@@ -12,6 +12,8 @@ from bot.webapp.services import services_of
 from memory.tools.args import MemoryContent
 
 MAX_QUERY_CHARS = 200
+# The newest replies shown under one memory; the chat's "Based on" button shows each reply's.
+REPLIES_SHOWN = 10
 JSON = "application/json"
 routes = web.RouteTableDef()
 Body = TypeVar("Body", bound=BaseModel)
@@ -74,15 +76,18 @@ async def search(request: web.Request) -> web.Response:
 
 @routes.get("/memories/{memory_id}")
 async def one_memory(request: web.Request) -> web.Response:
-    """Return one memory with every version, its date and what made it."""
+    """Return one memory with every version, what made it, and the replies that drew on it."""
     services, owner = services_of(request)
     memory_id = request.match_info["memory_id"]
+    # First: another owner's id (or nobody's) is 404 before anything else is read.
     record = await services.memory_control.history(owner, memory_id)
     notes = {note.version: note for note in await services.batches.notes(owner, memory_id)}
+    replies = await services.citations.citing(owner, memory_id, REPLIES_SHOWN)
     return web.json_response(
         {
             "memory": payloads.memory(record.item),
             "versions": [payloads.version(v, notes) for v in record.versions],
+            "replies": [payloads.citing(reply) for reply in replies],
         }
     )
 

@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
+from bot.webapp.services import CitingReply
 from memory.batches.listing import BatchSummary
 from memory.batches.values import BatchNote
 from memory.items import MemoryItem, MemoryVersionItem
@@ -69,6 +70,11 @@ def version(entry: MemoryVersionItem, notes: dict[int, BatchNote]) -> dict[str, 
         "reason": note.reason if note is not None else None,
         "batch_id": note.batch_id if note is not None else None,
     }
+
+
+def citing(reply: CitingReply) -> dict[str, Any]:
+    """Return a reply that drew on a memory: when, and its first words."""
+    return {"at": iso(reply.created_at), "excerpt": reply.excerpt}
 
 
 def reminder(record: ReminderRecord, zone: ZoneInfo) -> dict[str, Any]:

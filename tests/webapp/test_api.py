@@ -4,7 +4,9 @@ import logging
 import time
 
 import pytest
+from sqlalchemy import update
 
+from bot.conversations.models import Turn
 from bot.webapp.events import BatchReverted, Changed, Pinned, ReminderChanged, Restored, Undone
 from memory.categories import Category
 from tests.webapp.support import (
@@ -14,6 +16,7 @@ from tests.webapp.support import (
     add_reminder,
     applied_import,
     auth,
+    cited_reply,
     init_data,
     running_app,
 )
@@ -242,3 +245,40 @@ async def test_the_list_is_lean_and_gzipped_and_one_memory_has_it_all(app):
     assert status == 200
     assert opened["memory"]["content"] == long.strip()
     assert [v["content"] for v in opened["versions"]] == [long.strip()]
+
+
+async def test_one_memory_shows_the_newest_replies_that_drew_on_it_and_only_its_owners(app):
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    lisbon = await app.store.add(OWNER, "Alice lives in Lisbon", Category.CONTEXT)
+    bike = await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    await cited_reply(app.store, OWNER, "You like green tea.", tea.id)
+    await cited_reply(app.store, OWNER, "You live in\nLisbon.", lisbon.id)
+    for n in range(11):
+        await cited_reply(app.store, OWNER, f"Reply {n}: " + "tea " * 60, tea.id, bike.id)
+    # A turn of another owner's naming Alice's memory, written in directly (recording a
+    # reply's sources drops ids that are not its owner's): it must still never show.
+    theirs = await cited_reply(app.store, OTHER, "Bob's secret reply")
+    async with app.store.sessionmaker.begin() as session:
+        await session.execute(
+            update(Turn).where(Turn.id == theirs).values(cited_memory_ids=[tea.id])
+        )
+    status, opened = await app.call("GET", f"memories/{tea.id}")
+    assert status == 200
+    replies = opened["replies"]
+    assert [r["excerpt"].split(":")[0] for r in replies] == [f"Reply {n}" for n in range(10, 0, -1)]
+    assert all(len(r["excerpt"]) == 160 and r["excerpt"].endswith("…") for r in replies)
+    assert [r["at"] for r in replies] == sorted((r["at"] for r in replies), reverse=True)
+    assert "Bob" not in str(opened)
+    status, opened = await app.call("GET", f"memories/{lisbon.id}")
+    assert [r["excerpt"] for r in opened["replies"]] == ["You live in Lisbon."]
+    await app.store.delete(OWNER, bike.id)  # a deleted memory still shows what drew on it
+    status, opened = await app.call("GET", f"memories/{bike.id}")
+    assert len(opened["replies"]) == 10
+    fresh = await app.store.add(OWNER, "Alice has a cat", Category.CONTEXT)
+    assert (await app.call("GET", f"memories/{fresh.id}"))[1]["replies"] == []
+    # Bob's own memory: his reply's sources are his; none of Alice's replies show there.
+    his = await app.store.add(OTHER, "Bob likes coffee", Category.PREFERENCE)
+    await cited_reply(app.store, OTHER, "You like coffee.", his.id)
+    status, opened = await app.call("GET", f"memories/{his.id}", user=OTHER)
+    assert [r["excerpt"] for r in opened["replies"]] == ["You like coffee."]
+    assert (await app.call("GET", f"memories/{his.id}"))[0] == 404
