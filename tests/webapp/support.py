@@ -19,7 +19,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.conversations.blocks import text_block
+from bot.conversations.blocks import Content, text_block
 from bot.conversations.snapshot import ChatThread
 from bot.conversations.sources import ReplySources
 from bot.conversations.store import ConversationStore
@@ -168,7 +168,7 @@ async def applied_import(batches: BatchStore, owner: int, *contents: str) -> int
 async def cited_reply(store: MemoryStore, owner: int, reply: str, *memory_ids: str) -> int:
     """Hold an exchange in owner's chat whose reply drew on the memories, as the bot records it."""
     conversations = ConversationStore(store.sessionmaker, timedelta(hours=1))
-    asked = [text_block("[Monday, 06 January 2025, 09:00 UTC]\nWhat do you know?")]
+    asked: Content = [text_block("[Monday, 06 January 2025, 09:00 UTC]\nWhat do you know?")]
     snapshot = await conversations.store_user_message(ChatThread(owner), owner, asked)
     turn = await conversations.append(snapshot.conversation, "assistant", [text_block(reply)])
     await ReplySources(store.sessionmaker).record(turn.id, owner, memory_ids)
