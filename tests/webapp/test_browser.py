@@ -17,7 +17,13 @@ import pytest_asyncio
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from tests.builders import sqlite_url
-from tests.webapp.support import add_reminder, applied_import, init_data, running_app
+from tests.webapp.support import (
+    add_reminder,
+    applied_import,
+    cited_reply,
+    init_data,
+    running_app,
+)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -213,3 +219,22 @@ async def test_forged_or_stale_initdata_shows_no_memory(browser, app):
         )
         assert "PIN" not in await page.locator("body").inner_text()
         await page.close()
+
+
+async def test_one_memory_shows_the_replies_that_drew_on_it_as_text(browser, app):
+    user = USERS[5]
+    tea = await app.store.add(user, "Alice likes green tea", Category.PREFERENCE)
+    cat = await app.store.add(user, "Alice has a cat", Category.CONTEXT)
+    await cited_reply(app.store, user, "You like green tea, so try sencha.", tea.id)
+    await cited_reply(app.store, user, "Tea again: " + XSS[0] + " " + XSS[2], tea.id)
+    page, problems = await open_app(browser, app, user)
+    await page.locator(f"[data-id='{tea.id}']").click()
+    replies = page.locator("#replies li")
+    await expect(replies).to_have_count(2)
+    await expect(replies.first).to_contain_text("Tea again: " + XSS[0])
+    await expect(replies.nth(1)).to_contain_text("You like green tea, so try sencha.")
+    assert await page.locator("#view img, #view svg, #view script").count() == 0
+    await page.evaluate("Telegram.WebApp.BackButton.press()")
+    await page.locator(f"[data-id='{cat.id}']").click()
+    await expect(page.locator("#replies")).to_have_text("No reply has drawn on it yet.")
+    assert problems == []

@@ -205,9 +205,18 @@ async function openMemory(id) {
   show(el("h2", {}, item.category + (item.subject ? " · " + item.subject : "") + (item.deleted_at ? " · deleted" : "")),
     el("div", { class: "item", id: "content" }, item.content),
     item.deleted_at ? null : editor, el("div", { class: "actions" }, buttons),
-    el("h2", {}, "Versions"), versions);
+    el("h2", {}, "Versions"), versions,
+    el("h2", {}, "Replies that drew on it"), citingReplies(data.replies));
   backButton(() => run(backToList));
   mainButton(item.deleted_at ? null : "Save", item.deleted_at ? null : save);
+}
+
+// The newest replies whose "Based on" sources name this memory: when, and their first words.
+function citingReplies(replies) {
+  if (!replies.length) return el("p", { class: "empty", id: "replies" }, "No reply has drawn on it yet.");
+  return el("ul", { class: "replies list", id: "replies" }, replies.map((reply) => el("li", {},
+    el("div", { class: "meta" }, reply.at.slice(0, 16).replace("T", " ")),
+    el("div", {}, reply.excerpt))));
 }
 
 async function backToList() {
