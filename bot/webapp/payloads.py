@@ -11,7 +11,7 @@ from bot.webapp.services import CitingReply
 from memory.batches.listing import BatchSummary
 from memory.batches.values import BatchNote
 from memory.items import MemoryItem, MemoryVersionItem
-from memory.list_rows import ListedMemory, short, utc_text
+from memory.list_rows import ListedMemory, MemoryList, short, utc_text
 
 # No spaces after separators: the list of 1,000 memories is ~10% smaller for it.
 dumps = functools.partial(json.dumps, separators=(",", ":"))
@@ -51,6 +51,18 @@ def listed(row: ListedMemory, in_block: frozenset[str] = frozenset()) -> dict[st
         "created_at": utc_text(created_at),
         "updated_at": utc_text(updated_at),
     }
+
+
+def listing(memories: MemoryList) -> str:
+    """Return the list's JSON: the active memories, the recently deleted and the switch."""
+    in_block = memories.in_block
+    return dumps(
+        {
+            "memories": [listed(row, in_block) for row in memories.memories],
+            "deleted": [listed(row) for row in memories.deleted],
+            "enabled": memories.enabled,
+        }
+    )
 
 
 def version(entry: MemoryVersionItem, notes: dict[int, BatchNote]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from aiohttp import web
 from bot.reminders.tools import ReminderTools
 from bot.webapp.access import OWNER
 from bot.webapp.events import Announcer
+from bot.webapp.list_cache import ListCache
 from memory.batches.store import BatchStore
 from memory.control import MemoryControl
 
@@ -51,6 +52,7 @@ class AppServices:
 
 
 SERVICES = web.AppKey("services", AppServices)
+LIST_CACHE = web.AppKey("list_cache", ListCache)
 
 
 def services_of(request: web.Request) -> tuple[AppServices, int]:

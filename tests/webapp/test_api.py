@@ -282,3 +282,60 @@ async def test_one_memory_shows_the_newest_replies_that_drew_on_it_and_only_its_
     status, opened = await app.call("GET", f"memories/{his.id}", user=OTHER)
     assert [r["excerpt"] for r in opened["replies"]] == ["You like coffee."]
     assert (await app.call("GET", f"memories/{his.id}"))[0] == 404
+
+
+async def _listed(app, user=OWNER):
+    """Return the list's (contents, pinned ids, deleted ids, switch) as the API answers it."""
+    status, body = await app.call("GET", "memories", user=user)
+    assert status == 200
+    pinned = {m["id"] for m in body["memories"] if m["pinned"]}
+    return (
+        [m["content"] for m in body["memories"]],
+        pinned,
+        [m["id"] for m in body["deleted"]],
+        body["enabled"],
+    )
+
+
+async def test_the_kept_list_follows_every_change_made_outside_the_app(app):
+    from memory.switch import MemorySwitch
+
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    assert await _listed(app) == (["Alice likes green tea"], set(), [], True)
+    assert await _listed(app, OTHER) == ([], set(), [], True)  # kept per owner
+    # Each change made as the chat makes it (straight in the stores, not through the app).
+    await app.store.update(OWNER, tea.id, "Alice likes black tea")
+    assert (await _listed(app))[0] == ["Alice likes black tea"]
+    await app.store.pin(OWNER, tea.id, True)
+    assert (await _listed(app))[1] == {tea.id}
+    bike = await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    await _listed(app)
+    await app.store.delete(OWNER, bike.id)
+    assert (await _listed(app))[2] == [bike.id]
+    await app.store.restore(OWNER, bike.id)
+    assert (await _listed(app))[2] == []
+    batch = await applied_import(app.batches, OWNER, "Alice speaks Portuguese")
+    assert "Alice speaks Portuguese" in (await _listed(app))[0]
+    await app.batches.revert(OWNER, batch)
+    assert "Alice speaks Portuguese" not in (await _listed(app))[0]
+    await MemorySwitch(app.store.sessionmaker).turn(OWNER, False)
+    assert (await _listed(app))[3] is False
+    assert (await _listed(app, OTHER)) == ([], set(), [], True)
+
+
+async def test_an_unchanged_list_is_not_sent_again_to_a_page_that_holds_it(app):
+    await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    async with app.session.get(f"{app.url}/api/memories", headers=auth()) as response:
+        etag = response.headers["ETag"]
+        first = await response.json()
+    again = {**auth(), "If-None-Match": etag}
+    async with app.session.get(f"{app.url}/api/memories", headers=again) as response:
+        assert response.status == 304 and await response.read() == b""
+    # Another user sending the same tag gets their own list, not a 304 for Alice's.
+    other = {**auth(OTHER), "If-None-Match": etag}
+    async with app.session.get(f"{app.url}/api/memories", headers=other) as response:
+        assert response.status == 200 and (await response.json())["memories"] == []
+    await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    async with app.session.get(f"{app.url}/api/memories", headers=again) as response:
+        assert response.status == 200 and response.headers["ETag"] != etag
+        assert len((await response.json())["memories"]) == len(first["memories"]) + 1
