@@ -217,7 +217,7 @@ async def test_the_page_is_served_with_a_strict_policy_and_no_cookies(app):
     assert "default-src 'self'" in policy
     assert "script-src 'self' https://telegram.org;" in policy
     assert "unsafe-inline" not in policy
-    assert '<script type="module" src="app.js">' in page
+    assert '<script type="module" src="app.js" async>' in page
     async with app.session.get(app.url, allow_redirects=False) as response:
         assert response.status == 308
     async with app.session.get(f"{app.url}/api/memories", headers=auth()) as response:
