@@ -339,3 +339,18 @@ async def test_an_unchanged_list_is_not_sent_again_to_a_page_that_holds_it(app):
     async with app.session.get(f"{app.url}/api/memories", headers=again) as response:
         assert response.status == 200 and response.headers["ETag"] != etag
         assert len((await response.json())["memories"]) == len(first["memories"]) + 1
+
+
+async def test_only_the_newest_turns_are_looked_through_for_a_memorys_replies(app):
+    from bot.conversations.sources import ReplySources
+
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    await cited_reply(app.store, OWNER, "The oldest reply.", tea.id)
+    await cited_reply(app.store, OWNER, "A newer reply.", tea.id)
+    await cited_reply(app.store, OTHER, "Bob's newest turns do not count against Alice's.")
+    # Each exchange is two turns: the newest two of Alice's hold the newer reply only.
+    bounded = ReplySources(app.store.sessionmaker, scan=2)
+    assert [r.excerpt for r in await bounded.citing(OWNER, tea.id, 10)] == ["A newer reply."]
+    wide = ReplySources(app.store.sessionmaker, scan=3)
+    assert len(await wide.citing(OWNER, tea.id, 10)) == 2
+    assert await wide.citing(OWNER, "not-an-id", 10) == []
