@@ -17,7 +17,7 @@ from memory.items import (
     UndoResult,
     UpdateMemory,
 )
-from memory.list_rows import MemoryList, load_list
+from memory.list_rows import ListStamp, MemoryList, load_list, load_stamp
 from memory.models import utcnow
 from memory.search_index import CANDIDATES
 from memory.store import MemoryStore
@@ -112,6 +112,11 @@ class MemoryControl:
             return await load_list(
                 session, owner_id, self._store.block_budget, RECENTLY_DELETED_SHOWN
             )
+
+    async def list_stamp(self, owner_id: int) -> ListStamp | None:
+        """Return what the owner's list is as of now (None: unknown), in one cheap read."""
+        async with self._store.sessionmaker() as session:
+            return await load_stamp(session, owner_id)
 
     async def recently_deleted(self, owner_id: int) -> list[MemoryItem]:
         """Return the memories deleted most recently, to restore from."""

@@ -8,10 +8,13 @@ from pydantic import BaseModel, StringConstraints, ValidationError
 
 from bot.webapp import payloads
 from bot.webapp.events import Changed, Pinned, Restored, Undone
-from bot.webapp.services import services_of
+from bot.webapp.list_cache import EncodedList
+from bot.webapp.services import LIST_CACHE, services_of
 from memory.tools.args import MemoryContent
 
 MAX_QUERY_CHARS = 200
+# The newest replies shown under one memory; the chat's "Based on" button shows each reply's.
+REPLIES_SHOWN = 10
 JSON = "application/json"
 routes = web.RouteTableDef()
 Body = TypeVar("Body", bound=BaseModel)
@@ -45,19 +48,29 @@ async def read_body(request: web.Request, model: type[Body]) -> Body:
 
 @routes.get("/memories")
 async def list_memories(request: web.Request) -> web.Response:
-    """Return every active memory, short, with which are in the prompt, and the recently deleted."""
+    """Return every active memory, short, with which are in the prompt, and the recently deleted.
+
+    Read and encoded once per change to the owner's memories (bot.webapp.list_cache); in
+    between, one small read tells the kept list still holds.
+    """
     services, owner = services_of(request)
-    listing = await services.memory_control.listing(owner)
-    response = web.json_response(
-        {
-            "memories": [payloads.listed(row, listing.in_block) for row in listing.memories],
-            "deleted": [payloads.listed(row) for row in listing.deleted],
-            "enabled": listing.enabled,
-        },
-        dumps=payloads.dumps,
-    )
-    response.enable_compression()
-    return response
+    cache, control = request.app[LIST_CACHE], services.memory_control
+    encoded = cache.get(owner, await control.list_stamp(owner))
+    if encoded is None:
+        listing = await control.listing(owner)
+        encoded = cache.put(owner, listing.stamp, payloads.listing(listing).encode())
+    return _list_response(request, encoded)
+
+
+def _list_response(request: web.Request, encoded: EncodedList) -> web.Response:
+    """Send a list: 304 if the page holds it already, gzipped if the page takes gzip."""
+    headers = {"ETag": encoded.etag, "Vary": "Accept-Encoding"}
+    if request.headers.get("If-None-Match") == encoded.etag:
+        return web.Response(status=304, headers=headers)
+    body = encoded.body
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        headers["Content-Encoding"], body = "gzip", encoded.gzipped
+    return web.Response(body=body, content_type=JSON, headers=headers)
 
 
 @routes.get("/search")
@@ -74,15 +87,18 @@ async def search(request: web.Request) -> web.Response:
 
 @routes.get("/memories/{memory_id}")
 async def one_memory(request: web.Request) -> web.Response:
-    """Return one memory with every version, its date and what made it."""
+    """Return one memory with every version, what made it, and the replies that drew on it."""
     services, owner = services_of(request)
     memory_id = request.match_info["memory_id"]
+    # First: another owner's id (or nobody's) is 404 before anything else is read.
     record = await services.memory_control.history(owner, memory_id)
     notes = {note.version: note for note in await services.batches.notes(owner, memory_id)}
+    replies = await services.citations.citing(owner, memory_id, REPLIES_SHOWN)
     return web.json_response(
         {
             "memory": payloads.memory(record.item),
             "versions": [payloads.version(v, notes) for v in record.versions],
+            "replies": [payloads.citing(reply) for reply in replies],
         }
     )
 

@@ -7,10 +7,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.reminders.records import ReminderRecord
+from bot.webapp.services import CitingReply
 from memory.batches.listing import BatchSummary
 from memory.batches.values import BatchNote
 from memory.items import MemoryItem, MemoryVersionItem
-from memory.list_rows import ListedMemory, short, utc_text
+from memory.list_rows import ListedMemory, MemoryList, short, utc_text
 
 # No spaces after separators: the list of 1,000 memories is ~10% smaller for it.
 dumps = functools.partial(json.dumps, separators=(",", ":"))
@@ -52,6 +53,18 @@ def listed(row: ListedMemory, in_block: frozenset[str] = frozenset()) -> dict[st
     }
 
 
+def listing(memories: MemoryList) -> str:
+    """Return the list's JSON: the active memories, the recently deleted and the switch."""
+    in_block = memories.in_block
+    return dumps(
+        {
+            "memories": [listed(row, in_block) for row in memories.memories],
+            "deleted": [listed(row) for row in memories.deleted],
+            "enabled": memories.enabled,
+        }
+    )
+
+
 def version(entry: MemoryVersionItem, notes: dict[int, BatchNote]) -> dict[str, Any]:
     """Return one version with its date and what made it: you, the model, a tidy pass..."""
     note = notes.get(entry.version_number)
@@ -69,6 +82,11 @@ def version(entry: MemoryVersionItem, notes: dict[int, BatchNote]) -> dict[str, 
         "reason": note.reason if note is not None else None,
         "batch_id": note.batch_id if note is not None else None,
     }
+
+
+def citing(reply: CitingReply) -> dict[str, Any]:
+    """Return a reply that drew on a memory: when, and its first words."""
+    return {"at": iso(reply.created_at), "excerpt": reply.excerpt}
 
 
 def reminder(record: ReminderRecord, zone: ZoneInfo) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from bot.reminders.records import ReminderNotFound
 from bot.reminders.timing import TimingError
 from bot.webapp import memories_api, more_api
 from bot.webapp.access import SAFE_HEADERS, Access, Handler, guard
-from bot.webapp.services import SERVICES, AppServices
+from bot.webapp.list_cache import ListCache
+from bot.webapp.services import LIST_CACHE, SERVICES, AppServices
 from memory.batches.values import BatchDecided, BatchNotFound, BatchStale, BatchTooBig
 from memory.items import (
     AlreadyUndone,
@@ -91,6 +92,7 @@ def mini_app(services: AppServices, access: Access) -> web.Application:
         page.router.add_get(f"/{route}", _static_handler(name, content_type))
     api = web.Application(middlewares=[guard(access), refusals])
     api[SERVICES] = services
+    api[LIST_CACHE] = ListCache()
     api.add_routes(memories_api.routes)
     api.add_routes(more_api.routes)
     page.add_subapp("/api", api)

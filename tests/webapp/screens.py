@@ -14,7 +14,14 @@ from bot.migrations import upgrade_database_async
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from tests.builders import sqlite_url
-from tests.webapp.support import OWNER, add_reminder, applied_import, auth, running_app
+from tests.webapp.support import (
+    OWNER,
+    add_reminder,
+    applied_import,
+    auth,
+    cited_reply,
+    running_app,
+)
 from tests.webapp.test_browser import TELEGRAM_JS, stand_in
 
 SAMPLES = [
@@ -37,6 +44,8 @@ async def seed(app) -> str:
         if category is Category.PREFERENCE and "window" in content:
             await app.store.update(OWNER, item.id, "Alice prefers aisle seats on long flights")
             shown = item.id
+            said = "You asked for an aisle seat on the Lisbon flight, as you prefer on long ones."
+            await cited_reply(app.store, OWNER, said, item.id)
     await add_reminder(app.reminders, OWNER, "Water the plants", rule="FREQ=WEEKLY")
     await add_reminder(app.reminders, OWNER, "Call Maria for her birthday")
     await applied_import(app.batches, OWNER, "Alice speaks Portuguese", "Alice runs 10 km a week")
@@ -64,7 +73,7 @@ async def main(folder: Path) -> None:
         await page.wait_for_selector("#sections .item")
         await page.screenshot(path=folder / "mini-app-memories.png")
         await page.click(f"[data-id='{shown}']")
-        await page.wait_for_selector(".versions li")
+        await page.wait_for_selector("#replies li")
         await page.screenshot(path=folder / "mini-app-memory.png")
         for tab, ready in (("reminders", "[data-reminder]"), ("batches", "[data-batch]")):
             await page.click(f"[data-tab={tab}]")

@@ -19,6 +19,10 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from bot.conversations.blocks import Content, text_block
+from bot.conversations.snapshot import ChatThread
+from bot.conversations.sources import ReplySources
+from bot.conversations.store import ConversationStore
 from bot.reminders.records import Place
 from bot.reminders.store import ReminderStore
 from bot.reminders.timing import Schedule
@@ -121,7 +125,9 @@ async def running_app(
 
     control = MemoryControl(store, MemorySwitch(sessionmaker), UndoLog(sessionmaker), nothing)
     batches, reminders = BatchStore(sessionmaker), ReminderStore(sessionmaker)
-    services = AppServices(control, batches, ReminderTools(reminders, 50), "UTC", told)
+    services = AppServices(
+        control, batches, ReminderTools(reminders, 50), "UTC", told, ReplySources(sessionmaker)
+    )
     access = Access(
         secret_key(TOKEN),
         allowed,
@@ -157,3 +163,13 @@ async def applied_import(batches: BatchStore, owner: int, *contents: str) -> int
     batch_id = await batches.record(owner, BatchKind.IMPORT, BatchState.PROPOSED, lines)
     await batches.apply(owner, batch_id)
     return batch_id
+
+
+async def cited_reply(store: MemoryStore, owner: int, reply: str, *memory_ids: str) -> int:
+    """Hold an exchange in owner's chat whose reply drew on the memories, as the bot records it."""
+    conversations = ConversationStore(store.sessionmaker, timedelta(hours=1))
+    asked: Content = [text_block("[Monday, 06 January 2025, 09:00 UTC]\nWhat do you know?")]
+    snapshot = await conversations.store_user_message(ChatThread(owner), owner, asked)
+    turn = await conversations.append(snapshot.conversation, "assistant", [text_block(reply)])
+    await ReplySources(store.sessionmaker).record(turn.id, owner, memory_ids)
+    return turn.id

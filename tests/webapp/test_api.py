@@ -4,7 +4,9 @@ import logging
 import time
 
 import pytest
+from sqlalchemy import update
 
+from bot.conversations.models import Turn
 from bot.webapp.events import BatchReverted, Changed, Pinned, ReminderChanged, Restored, Undone
 from memory.categories import Category
 from tests.webapp.support import (
@@ -14,6 +16,7 @@ from tests.webapp.support import (
     add_reminder,
     applied_import,
     auth,
+    cited_reply,
     init_data,
     running_app,
 )
@@ -214,7 +217,7 @@ async def test_the_page_is_served_with_a_strict_policy_and_no_cookies(app):
     assert "default-src 'self'" in policy
     assert "script-src 'self' https://telegram.org;" in policy
     assert "unsafe-inline" not in policy
-    assert '<script type="module" src="app.js">' in page
+    assert '<script type="module" src="app.js" async>' in page
     async with app.session.get(app.url, allow_redirects=False) as response:
         assert response.status == 308
     async with app.session.get(f"{app.url}/api/memories", headers=auth()) as response:
@@ -242,3 +245,112 @@ async def test_the_list_is_lean_and_gzipped_and_one_memory_has_it_all(app):
     assert status == 200
     assert opened["memory"]["content"] == long.strip()
     assert [v["content"] for v in opened["versions"]] == [long.strip()]
+
+
+async def test_one_memory_shows_the_newest_replies_that_drew_on_it_and_only_its_owners(app):
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    lisbon = await app.store.add(OWNER, "Alice lives in Lisbon", Category.CONTEXT)
+    bike = await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    await cited_reply(app.store, OWNER, "You like green tea.", tea.id)
+    await cited_reply(app.store, OWNER, "You live in\nLisbon.", lisbon.id)
+    for n in range(11):
+        await cited_reply(app.store, OWNER, f"Reply {n}: " + "tea " * 60, tea.id, bike.id)
+    # A turn of another owner's naming Alice's memory, written in directly (recording a
+    # reply's sources drops ids that are not its owner's): it must still never show.
+    theirs = await cited_reply(app.store, OTHER, "Bob's secret reply")
+    async with app.store.sessionmaker.begin() as session:
+        await session.execute(
+            update(Turn).where(Turn.id == theirs).values(cited_memory_ids=[tea.id])
+        )
+    status, opened = await app.call("GET", f"memories/{tea.id}")
+    assert status == 200
+    replies = opened["replies"]
+    assert [r["excerpt"].split(":")[0] for r in replies] == [f"Reply {n}" for n in range(10, 0, -1)]
+    assert all(len(r["excerpt"]) == 160 and r["excerpt"].endswith("…") for r in replies)
+    assert [r["at"] for r in replies] == sorted((r["at"] for r in replies), reverse=True)
+    assert "Bob" not in str(opened)
+    status, opened = await app.call("GET", f"memories/{lisbon.id}")
+    assert [r["excerpt"] for r in opened["replies"]] == ["You live in Lisbon."]
+    await app.store.delete(OWNER, bike.id)  # a deleted memory still shows what drew on it
+    status, opened = await app.call("GET", f"memories/{bike.id}")
+    assert len(opened["replies"]) == 10
+    fresh = await app.store.add(OWNER, "Alice has a cat", Category.CONTEXT)
+    assert (await app.call("GET", f"memories/{fresh.id}"))[1]["replies"] == []
+    # Bob's own memory: his reply's sources are his; none of Alice's replies show there.
+    his = await app.store.add(OTHER, "Bob likes coffee", Category.PREFERENCE)
+    await cited_reply(app.store, OTHER, "You like coffee.", his.id)
+    status, opened = await app.call("GET", f"memories/{his.id}", user=OTHER)
+    assert [r["excerpt"] for r in opened["replies"]] == ["You like coffee."]
+    assert (await app.call("GET", f"memories/{his.id}"))[0] == 404
+
+
+async def _listed(app, user=OWNER):
+    """Return the list's (contents, pinned ids, deleted ids, switch) as the API answers it."""
+    status, body = await app.call("GET", "memories", user=user)
+    assert status == 200
+    pinned = {m["id"] for m in body["memories"] if m["pinned"]}
+    return (
+        [m["content"] for m in body["memories"]],
+        pinned,
+        [m["id"] for m in body["deleted"]],
+        body["enabled"],
+    )
+
+
+async def test_the_kept_list_follows_every_change_made_outside_the_app(app):
+    from memory.switch import MemorySwitch
+
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    assert await _listed(app) == (["Alice likes green tea"], set(), [], True)
+    assert await _listed(app, OTHER) == ([], set(), [], True)  # kept per owner
+    # Each change made as the chat makes it (straight in the stores, not through the app).
+    await app.store.update(OWNER, tea.id, "Alice likes black tea")
+    assert (await _listed(app))[0] == ["Alice likes black tea"]
+    await app.store.pin(OWNER, tea.id, True)
+    assert (await _listed(app))[1] == {tea.id}
+    bike = await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    await _listed(app)
+    await app.store.delete(OWNER, bike.id)
+    assert (await _listed(app))[2] == [bike.id]
+    await app.store.restore(OWNER, bike.id)
+    assert (await _listed(app))[2] == []
+    batch = await applied_import(app.batches, OWNER, "Alice speaks Portuguese")
+    assert "Alice speaks Portuguese" in (await _listed(app))[0]
+    await app.batches.revert(OWNER, batch)
+    assert "Alice speaks Portuguese" not in (await _listed(app))[0]
+    await MemorySwitch(app.store.sessionmaker).turn(OWNER, False)
+    assert (await _listed(app))[3] is False
+    assert (await _listed(app, OTHER)) == ([], set(), [], True)
+
+
+async def test_an_unchanged_list_is_not_sent_again_to_a_page_that_holds_it(app):
+    await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    async with app.session.get(f"{app.url}/api/memories", headers=auth()) as response:
+        etag = response.headers["ETag"]
+        first = await response.json()
+    again = {**auth(), "If-None-Match": etag}
+    async with app.session.get(f"{app.url}/api/memories", headers=again) as response:
+        assert response.status == 304 and await response.read() == b""
+    # Another user sending the same tag gets their own list, not a 304 for Alice's.
+    other = {**auth(OTHER), "If-None-Match": etag}
+    async with app.session.get(f"{app.url}/api/memories", headers=other) as response:
+        assert response.status == 200 and (await response.json())["memories"] == []
+    await app.store.add(OWNER, "Alice rides a bike", Category.CONTEXT)
+    async with app.session.get(f"{app.url}/api/memories", headers=again) as response:
+        assert response.status == 200 and response.headers["ETag"] != etag
+        assert len((await response.json())["memories"]) == len(first["memories"]) + 1
+
+
+async def test_only_the_newest_turns_are_looked_through_for_a_memorys_replies(app):
+    from bot.conversations.sources import ReplySources
+
+    tea = await app.store.add(OWNER, "Alice likes green tea", Category.PREFERENCE)
+    await cited_reply(app.store, OWNER, "The oldest reply.", tea.id)
+    await cited_reply(app.store, OWNER, "A newer reply.", tea.id)
+    await cited_reply(app.store, OTHER, "Bob's newest turns do not count against Alice's.")
+    # Each exchange is two turns: the newest two of Alice's hold the newer reply only.
+    bounded = ReplySources(app.store.sessionmaker, scan=2)
+    assert [r.excerpt for r in await bounded.citing(OWNER, tea.id, 10)] == ["A newer reply."]
+    wide = ReplySources(app.store.sessionmaker, scan=3)
+    assert len(await wide.citing(OWNER, tea.id, 10)) == 2
+    assert await wide.citing(OWNER, "not-an-id", 10) == []

@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 from contextlib import closing
+from urllib.parse import quote, urlencode
 
 import pytest
 import pytest_asyncio
@@ -17,7 +18,13 @@ import pytest_asyncio
 from memory.categories import Category
 from memory.db import create_engine, create_sessionmaker
 from tests.builders import sqlite_url
-from tests.webapp.support import add_reminder, applied_import, init_data, running_app
+from tests.webapp.support import (
+    add_reminder,
+    applied_import,
+    cited_reply,
+    init_data,
+    running_app,
+)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -90,10 +97,22 @@ async def browser():
         await launched.close()
 
 
+def fragment(signed: str) -> str:
+    """Return the fragment Telegram opens a Mini App's URL with: the initData, and more."""
+    return "#" + urlencode(
+        {"tgWebAppData": signed, "tgWebAppVersion": "7.10", "tgWebAppPlatform": "android"},
+        quote_via=quote,
+    )
+
+
 async def open_app(
-    browser, app, user: int, query: str = "", signed: str | None = None
+    browser, app, user: int, query: str = "", signed: str | None = None, in_url: bool = True
 ) -> tuple[Page, list[str]]:
-    """Open the app as Telegram would for user; fail the test on any script error or dialog."""
+    """Open the app as Telegram would for user; fail the test on any script error or dialog.
+
+    Telegram puts the initData in the URL's fragment and in its script's WebApp object; with
+    in_url False only the script has it, and the page must wait for it.
+    """
     page = await browser.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -105,7 +124,8 @@ async def open_app(
             problems.append(message.text)
 
     page.on("console", console)
-    script = stand_in(signed if signed is not None else init_data(user))
+    signed = signed if signed is not None else init_data(user)
+    script = stand_in(signed)
 
     async def route(request_route):
         url = request_route.request.url
@@ -117,7 +137,7 @@ async def open_app(
             await request_route.abort()
 
     await page.route("**/*", route)
-    await page.goto(f"{app.url}/{query}")
+    await page.goto(f"{app.url}/{query}{fragment(signed) if in_url else ''}")
     return page, problems
 
 
@@ -152,7 +172,7 @@ async def test_list_search_open_edit_and_undo(browser, app):
 async def test_pin_delete_and_undo_the_delete(browser, app):
     user = USERS[1]
     item = await app.store.add(user, "Alice runs on Tuesdays", Category.PREFERENCE)
-    page, problems = await open_app(browser, app, user)
+    page, problems = await open_app(browser, app, user, in_url=False)
     await page.locator(".item").click()
     await page.click("#pin")
     await expect(page.locator("#pin")).to_have_text("Unpin")
@@ -170,7 +190,7 @@ async def test_a_reminder_cancelled_and_a_batch_undone_then_redone(browser, app)
     user = USERS[2]
     await add_reminder(app.reminders, user, "Water the plants", rule="FREQ=DAILY")
     await applied_import(app.batches, user, "Alice speaks Portuguese")
-    page, problems = await open_app(browser, app, user, "?tab=reminders")
+    page, problems = await open_app(browser, app, user, "?tab=reminders", in_url=False)
     await expect(page.locator("[data-reminder]")).to_contain_text("Water the plants")
     await page.get_by_role("button", name="Cancel").click()
     await expect(page.locator(".empty")).to_have_text("No upcoming reminders.")
@@ -213,3 +233,31 @@ async def test_forged_or_stale_initdata_shows_no_memory(browser, app):
         )
         assert "PIN" not in await page.locator("body").inner_text()
         await page.close()
+
+
+async def test_one_memory_shows_the_replies_that_drew_on_it_as_text(browser, app):
+    user = USERS[5]
+    tea = await app.store.add(user, "Alice likes green tea", Category.PREFERENCE)
+    cat = await app.store.add(user, "Alice has a cat", Category.CONTEXT)
+    await cited_reply(app.store, user, "You like green tea, so try sencha.", tea.id)
+    await cited_reply(app.store, user, "Tea again: " + XSS[0] + " " + XSS[2], tea.id)
+    page, problems = await open_app(browser, app, user)
+    statuses: list[int] = []
+    page.on(
+        "response",
+        lambda response: (
+            statuses.append(response.status) if response.url.endswith("/api/memories") else None
+        ),
+    )
+    await page.locator(f"[data-id='{tea.id}']").click()
+    replies = page.locator("#replies li")
+    await expect(replies).to_have_count(2)
+    await expect(replies.first).to_contain_text("Tea again: " + XSS[0])
+    await expect(replies.nth(1)).to_contain_text("You like green tea, so try sencha.")
+    assert await page.locator("#view img, #view svg, #view script").count() == 0
+    await page.evaluate("Telegram.WebApp.BackButton.press()")
+    await page.locator(f"[data-id='{cat.id}']").click()
+    await expect(page.locator("#replies")).to_have_text("No reply has drawn on it yet.")
+    # Back to the list, unchanged: the server answered 304 and the page kept what it held.
+    assert statuses[-1:] == [304]
+    assert problems == []

@@ -31,6 +31,7 @@ def app_site(application: BotApplication, settings: Settings, clock: Clock) -> A
         reminders=services.reminders,
         default_zone=settings.timezone,
         announcer=TelegramAnnouncer(application),
+        citations=services.chat.sources,
     )
     access = Access(
         key=secret_key(settings.telegram_bot_token.get_secret_value()),

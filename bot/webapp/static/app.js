@@ -1,5 +1,9 @@
 // The Mini App: every text goes in as textContent (el() below); no HTML is ever parsed.
-const tg = (window.Telegram && window.Telegram.WebApp) || null;
+// Telegram's script may load after this one (this one is async): it is looked up when used.
+const webApp = () => (window.Telegram && window.Telegram.WebApp) || null;
+// Telegram also puts the signed initData in the page's fragment: read there, the list is
+// asked for at once, while the page and Telegram's script still load.
+const fromFragment = new URLSearchParams(location.hash.slice(1)).get("tgWebAppData");
 const API = new URL("api/", document.baseURI);
 const CATEGORIES = ["context", "person", "preference", "project"];
 const state = { tab: "memories", memories: [], deleted: [], query: "", ranked: null, filter: "all", open: null };
@@ -19,13 +23,15 @@ function el(tag, props = {}, ...children) {
 }
 
 async function api(path, options = {}) {
-  const headers = { Authorization: "tma " + (tg ? tg.initData : "") };
+  const tg = webApp();
+  const headers = { Authorization: "tma " + (fromFragment || (tg ? tg.initData : "")) };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.etag) headers["If-None-Match"] = options.etag;
   const response = await fetch(new URL(path, API), {
     method: options.method || "GET", headers, credentials: "omit",
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
-  if (!response.ok) {
+  if (!response.ok && response.status !== 304) {
     let message = response.status === 401 || response.status === 403
       ? "Open the app from the bot's chat to sign in." : "Something went wrong.";
     try { message = (await response.json()).error || message; } catch (_) { /* not JSON */ }
@@ -56,6 +62,7 @@ function show(...nodes) {
 }
 
 function backButton(onBack) {
+  const tg = webApp();
   if (!tg || !tg.BackButton) return;
   tg.BackButton.offClick(backButton.current || (() => {}));
   backButton.current = onBack;
@@ -63,6 +70,7 @@ function backButton(onBack) {
 }
 
 function mainButton(text, onPress) {
+  const tg = webApp();
   if (!tg || !tg.MainButton) return;
   tg.MainButton.offClick(mainButton.current || (() => {}));
   mainButton.current = onPress;
@@ -72,10 +80,22 @@ function mainButton(text, onPress) {
 
 // Memories: grouped by category, pinned first, those out of the prompt apart.
 async function loadMemories() {
-  const data = await api("memories");
+  const pending = early;
+  early = null;
+  const data = await (pending || listMemories());
   state.memories = data.memories;
   state.deleted = data.deleted;
   renderMemories();
+}
+
+// The list, or what the page holds when the server says it is unchanged (304).
+let listTag = null;
+async function listMemories() {
+  const response = await api("memories", { raw: true, etag: listTag });
+  if (response.status === 304) return { memories: state.memories, deleted: state.deleted };
+  const data = await response.json();
+  listTag = response.headers.get("ETag");
+  return data;
 }
 
 // A list is built in one pass off the page and put in at once: each row's words as
@@ -205,9 +225,18 @@ async function openMemory(id) {
   show(el("h2", {}, item.category + (item.subject ? " · " + item.subject : "") + (item.deleted_at ? " · deleted" : "")),
     el("div", { class: "item", id: "content" }, item.content),
     item.deleted_at ? null : editor, el("div", { class: "actions" }, buttons),
-    el("h2", {}, "Versions"), versions);
+    el("h2", {}, "Versions"), versions,
+    el("h2", {}, "Replies that drew on it"), citingReplies(data.replies));
   backButton(() => run(backToList));
   mainButton(item.deleted_at ? null : "Save", item.deleted_at ? null : save);
+}
+
+// The newest replies whose "Based on" sources name this memory: when, and their first words.
+function citingReplies(replies) {
+  if (!replies.length) return el("p", { class: "empty", id: "replies" }, "No reply has drawn on it yet.");
+  return el("ul", { class: "replies list", id: "replies" }, replies.map((reply) => el("li", {},
+    el("div", { class: "meta" }, reply.at.slice(0, 16).replace("T", " ")),
+    el("div", {}, reply.excerpt))));
 }
 
 async function backToList() {
@@ -262,7 +291,9 @@ async function loadBatches() {
   mainButton(null);
   const data = await api("batches");
   // Lines name memories by id: show their words where the memory is still there.
-  const listed = await api("memories");
+  const listed = await listMemories();
+  state.memories = listed.memories;
+  state.deleted = listed.deleted;
   const words = new Map([...listed.memories, ...listed.deleted].map((item) => [item.id, item.content]));
   const rows = data.batches.map((batch) => {
     const redo = batch.kind === "revert";
@@ -292,6 +323,15 @@ function selectTab(tab) {
   return run(LOADERS[state.tab]);
 }
 
-for (const button of document.querySelectorAll(".tab")) button.addEventListener("click", () => selectTab(button.dataset.tab));
-if (tg) { tg.ready(); if (tg.expand) tg.expand(); }
-selectTab(new URLSearchParams(location.search).get("tab") || "memories");
+function start() {
+  for (const button of document.querySelectorAll(".tab")) button.addEventListener("click", () => selectTab(button.dataset.tab));
+  const tg = webApp();
+  if (tg) { tg.ready(); if (tg.expand) tg.expand(); }
+  selectTab(firstTab);
+}
+
+const firstTab = new URLSearchParams(location.search).get("tab") || "memories";
+let early = firstTab === "memories" && fromFragment ? listMemories() : null;
+if (early) early.catch(() => {}); // its failure is shown when loadMemories awaits it
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start, { once: true });
+else start();
