@@ -213,6 +213,7 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         # The draft each private chat shows now; any message the bot sends there removes it.
         self.shown_drafts: dict[Any, dict[str, Any]] = {}
         self.rich: list[dict[str, Any]] = []  # accepted sendRichMessage calls (telegram_rich)
+        self.rich_edits: list[dict[str, Any]] = []  # editMessageText with rich_message
         self.stops: list[dict[str, Any]] = []  # presses of Stop on drafts (press_stop)
         self.files = FileStore()
         self.downloads: list[str] = []  # file_id of each file served by the download route
@@ -700,6 +701,8 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         return message
 
     def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
+        if "rich_message" in params:
+            return self._edit_rich_message(params)  # telegram_rich
         text, entities = format_text(
             params.get("text"), params.get("parse_mode"), params.get("entities"),
             dropped=self.mangled,
@@ -721,7 +724,9 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
                 "message is not modified: specified new message content and reply markup are "
                 "exactly the same as a current content and reply markup of the message"
             )
-        message = {k: v for k, v in old.items() if k not in ("text", "entities", "reply_markup")}
+        # A rich message edited with text becomes a text message.
+        dropped = ("text", "entities", "reply_markup", "rich_message")
+        message = {k: v for k, v in old.items() if k not in dropped}
         message.update({k: v for k, v in (("entities", entities), ("reply_markup", markup)) if v})
         message.update(text=text, edit_date=int(time.time()))
         self._store(message)

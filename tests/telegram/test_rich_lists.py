@@ -1,0 +1,99 @@
+"""The lists the bot writes itself as Rich Messages, end to end: real PTB over HTTP.
+
+A reply's sources (the memories it drew on) go as one rich list when they are many, their
+Forget and Pin buttons on it, and are shown again in place as rich; few go as today's HTML,
+and RICH_MESSAGES=off or Telegram refusing keeps today's HTML.
+"""
+
+import pytest
+
+from memory.categories import Category
+from tests.buttons import button, buttons, last_to, press
+from tests.fakes.anthropic_server import text
+from tests.harness import OWNER
+
+# The lists read the same rows on both engines; what is tested here is what Telegram gets.
+SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+# A memory's own Markdown must stay text: it starts no list, heading or link of its own.
+TRICKY = "# not a heading *nor bold* [nor](a link) $x$"
+
+
+async def cited_reply(harness, count: int) -> tuple[list, dict]:
+    """Store count memories, get a reply citing them all; return them and the reply."""
+    items = [
+        await harness.store.add(OWNER, f"Fact number {i}: {TRICKY}", Category.CONTEXT)
+        for i in range(count)
+    ]
+    await harness.say(OWNER, "hi")  # the memory block now holds them
+    markers = " ".join(f"[[mem:{item.id}]]" for item in items)
+    harness.model.script(text(f"All of it. {markers}"))
+    assert await harness.say(OWNER, "what do you know?") == ["All of it."]
+    return items, last_to(harness, OWNER)
+
+
+def items_of(blocks: list[dict]) -> list[str]:
+    """Return the texts of a rich message's list items."""
+    return [block["text"] for block in blocks if block["type"] == "list_item"]
+
+
+@SQLITE_ONLY
+async def test_many_sources_go_as_one_rich_list_with_working_buttons(harness):
+    tg = harness.tg
+    items, reply = await cited_reply(harness, 9)
+    assert await press(harness, reply, button(reply, "Based on 9 memories")) == []
+    [record] = tg.rich
+    assert record["chat_id"] == OWNER and tg.rejected == []
+    listed = items_of(record["blocks"])
+    assert [line.split("`")[1] for line in listed] == [f"[{item.id}]" for item in items]
+    # The memory's Markdown arrives escaped, so Telegram shows it as written.
+    escaped = r"\# not a heading \*nor bold\* \[nor\]\(a link\) \$x\$"
+    assert all(escaped in line for line in listed)
+    shown = record["result"]
+    assert len(buttons(shown)) == 18  # Forget and Pin for each
+
+    # Pin is pressed on the rich list: it is shown again in place, rich, with Unpin.
+    first = items[0]
+    assert await press(harness, shown, button(shown, f"Forget [{first.id}]")) == [
+        f"Deleted: 'Fact number 0: {TRICKY}'"
+    ]
+    await press(harness, shown, buttons(tg.message(OWNER, shown["message_id"]))[1][1])
+    now = tg.message(OWNER, shown["message_id"])
+    assert "text" not in now and len(tg.rich_edits) == 2 and tg.rich == [record]
+    lines = items_of(now["rich_message"]["blocks"])
+    assert lines[0].endswith("forgotten") and "~~" in lines[0]
+    assert lines[1].startswith("📌") and (await harness.store.find(OWNER, items[1].id)).pinned
+    assert buttons(now)[1][0] == "Unpin" and len(buttons(now)) == 16
+
+
+@SQLITE_ONLY
+async def test_few_sources_stay_todays_html(harness):
+    _, reply = await cited_reply(harness, 7)
+    [listed] = await press(harness, reply, button(reply, "Based on 7 memories"))
+    assert listed.startswith("This reply was based on:") and harness.tg.rich == []
+
+
+@SQLITE_ONLY
+async def test_rich_messages_off_keeps_todays_sources_list(start_bot):
+    harness = await start_bot(rich_messages=False)
+    items, reply = await cited_reply(harness, 9)
+    [listed] = await press(harness, reply, button(reply, "Based on 9 memories"))
+    assert listed.startswith("This reply was based on:")
+    assert all(f"[{item.id}] Fact number" in listed for item in items)
+    shown = last_to(harness, OWNER)
+    await press(harness, shown, buttons(shown)[1][1])
+    assert "This reply was based on:" in harness.tg.message(OWNER, shown["message_id"])["text"]
+    calls = harness.tg.calls
+    assert not any(name.startswith("sendRich") or "rich_message" in p for name, p in calls)
+
+
+@SQLITE_ONLY
+async def test_a_refused_rich_list_goes_as_todays_html(harness):
+    _, reply = await cited_reply(harness, 9)
+    harness.tg.fail_always("sendRichMessage", status=400)
+    [listed] = await press(harness, reply, button(reply, "Based on 9 memories"))
+    assert listed.startswith("This reply was based on:") and harness.tg.rich == []
+    # Its buttons still work; the edit in place tries rich, is refused, and shows HTML.
+    shown = last_to(harness, OWNER)
+    harness.tg.fail_next("editMessageText", status=400)
+    await press(harness, shown, buttons(shown)[1][1])
+    assert "📌" in harness.tg.message(OWNER, shown["message_id"])["text"]
