@@ -97,3 +97,50 @@ async def test_a_refused_rich_list_goes_as_todays_html(harness):
     harness.tg.fail_next("editMessageText", status=400)
     await press(harness, shown, buttons(shown)[1][1])
     assert "📌" in harness.tg.message(OWNER, shown["message_id"])["text"]
+
+
+async def exported(harness, count: int) -> dict:
+    """Store count memories, export them, forget them all; return the export document."""
+    for i in range(count):
+        await harness.store.add(OWNER, f"Imported fact {i}: {TRICKY}", Category.CONTEXT)
+    await harness.say(OWNER, "/memory export")
+    await harness.store.clear(OWNER)
+    return harness.tg.documents[-1]
+
+
+def push_import(harness, export: dict) -> None:
+    """Send the export back with the caption /memory import."""
+    harness.tg.push_document(
+        OWNER, export["data"], export["filename"], "application/json", caption="/memory import"
+    )
+
+
+@SQLITE_ONLY
+async def test_a_long_import_plan_is_a_rich_list_its_buttons_in_place(harness):
+    tg = harness.tg
+    push_import(harness, await exported(harness, 9))
+    await harness.idle()
+    [record] = tg.rich
+    head, *lines = [b["text"] for b in record["blocks"]]
+    assert head.startswith("**Import plan: 9 memory") and len(lines) == 9
+    assert all(r"Save 'Imported fact" in line and r"\[nor\]\(a link\)" in line for line in lines)
+    plan = record["result"]
+    assert [label for label, _ in buttons(plan)][-2:] == ["Import (9)", "Cancel"]
+
+    await press(harness, plan, button(plan, "1 ✓"))  # skip the first line
+    now = tg.message(OWNER, plan["message_id"])
+    assert items_of(now["rich_message"]["blocks"])[0].startswith("(skipped) Save")
+    assert button(now, "Import (8)")
+    await press(harness, now, button(now, "Import (8)"))
+    decided = tg.message(OWNER, plan["message_id"])
+    assert "Imported 8 memory(ies) as one batch" in decided["text"]
+    assert "rich_message" not in decided and len(await harness.store.list_active(OWNER)) == 8
+
+
+@SQLITE_ONLY
+async def test_rich_messages_off_keeps_todays_import_plan(start_bot):
+    harness = await start_bot(rich_messages=False)
+    push_import(harness, await exported(harness, 9))
+    await harness.idle()
+    plan = last_to(harness, OWNER)
+    assert plan["text"].startswith("Import plan: 9 memory(ies).") and harness.tg.rich == []
