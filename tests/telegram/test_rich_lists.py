@@ -1,15 +1,17 @@
 """The lists the bot writes itself as Rich Messages, end to end: real PTB over HTTP.
 
-A reply's sources (the memories it drew on) go as one rich list when they are many, their
-Forget and Pin buttons on it, and are shown again in place as rich; few go as today's HTML,
-and RICH_MESSAGES=off or Telegram refusing keeps today's HTML.
+A reply's sources (the memories it drew on) and a tidy or import plan go as one rich list
+when they are many, their buttons on it, and are shown again in place as rich; the web pages
+a reply cites go with the reply, one rich message when they are many. Few go as today's
+HTML, and RICH_MESSAGES=off or Telegram refusing keeps today's HTML.
 """
 
 import pytest
 
 from memory.categories import Category
 from tests.buttons import button, buttons, last_to, press
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import Reply, text
+from tests.fakes.anthropic_web import cited, search_result, web_search
 from tests.harness import OWNER
 
 # The lists read the same rows on both engines; what is tested here is what Telegram gets.
@@ -144,3 +146,32 @@ async def test_rich_messages_off_keeps_todays_import_plan(start_bot):
     await harness.idle()
     plan = last_to(harness, OWNER)
     assert plan["text"].startswith("Import plan: 9 memory(ies).") and harness.tg.rich == []
+
+
+def eight_pages_cited() -> Reply:
+    """Return an answer that searched and cited eight pages."""
+    pages = [search_result(f"Pharmacy {i} hours", f"https://p{i}.example.com/h") for i in range(8)]
+    cites = [cited(f"Pharmacy {i} closes at {i + 1} pm. ", page) for i, page in enumerate(pages)]
+    return Reply([*web_search("pharmacy hours", pages), *cites])
+
+
+@SQLITE_ONLY
+async def test_many_web_sources_go_with_the_reply_as_one_rich_list(harness):
+    harness.model.script(eight_pages_cited())
+    assert await harness.say(OWNER, "which pharmacies are open late?") == []
+    [blocks] = harness.tg.rich_to(OWNER)
+    assert blocks[0]["text"].startswith("Pharmacy 0 closes at 1 pm.")
+    assert items_of(blocks) == [
+        f"[Pharmacy {i} hours](https://p{i}.example.com/h) (p{i}.example.com)" for i in range(8)
+    ]
+
+
+@SQLITE_ONLY
+async def test_rich_messages_off_keeps_todays_web_sources(start_bot):
+    harness = await start_bot(rich_messages=False)
+    harness.model.script(eight_pages_cited())
+    [reply] = await harness.say(OWNER, "which pharmacies are open late?")
+    assert reply.endswith(
+        "Sources\n" + "\n".join(f"• Pharmacy {i} hours (p{i}.example.com)" for i in range(8))
+    )
+    assert harness.tg.rich == []
