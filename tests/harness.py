@@ -140,11 +140,16 @@ class BotHarness:
             await lanes(app).wait_idle()
 
     async def say(self, chat_id: int, text: str, **kwargs: Any) -> list[str]:
-        """Send a message as a user and return the texts the bot answered with."""
+        """Send a message as a user; return the texts the bot answered with (and did not delete)."""
         before = len(self.tg.sent)
         self.tg.push_message(chat_id, text, **kwargs)
         await self.idle()
-        return [m["result"]["text"] for m in self.tg.sent[before:] if m["chat_id"] == chat_id]
+        deleted = set(self.tg.deleted)
+        return [
+            m["result"]["text"]
+            for m in self.tg.sent[before:]
+            if m["chat_id"] == chat_id and (chat_id, m["result"]["message_id"]) not in deleted
+        ]
 
     def system_block(self, request_index: int = -1) -> str:
         """Return the memory block the model was sent in a request."""

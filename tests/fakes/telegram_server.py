@@ -218,6 +218,7 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         self.files = FileStore()
         self.downloads: list[str] = []  # file_id of each file served by the download route
         self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
+        self.deleted: list[tuple[Any, int]] = []  # (chat id, message id) of deleted messages
         self.chat_actions: list[dict[str, Any]] = []
         self.callback_answers: list[dict[str, Any]] = []
         self.member_statuses: dict[tuple[Any, int], str] = {}
@@ -267,6 +268,7 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
                 "sendRichMessageDraft": self._send_rich_message_draft,
                 "getFile": self._get_file,
                 "leaveChat": self._leave_chat,
+                "deleteMessage": self._delete_message,
                 "getChatMember": self._get_chat_member,
                 "close": self._true,
                 "logOut": self._true,
@@ -872,6 +874,19 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         self.downloads.append(stored.file_id)
         self._notify()
         return web.Response(body=stored.content(), content_type="application/octet-stream")
+
+    def _delete_message(self, params: dict[str, Any]) -> bool:
+        """Delete one of the bot's own messages (all a bot without admin rights may delete)."""
+        chat = self._target_chat(params.get("chat_id"))
+        message_id = int(params.get("message_id") or 0)
+        message = self._messages.get(chat["id"], {}).get(message_id)
+        if message is None or (chat["id"], message_id) in self.deleted:
+            raise _bad("message to delete not found")
+        if message["from"]["id"] != self.bot_id:
+            raise _bad("message can't be deleted")
+        # Kept for the tests to read (message()), as the chat showed it before.
+        self.deleted.append((chat["id"], message_id))
+        return True
 
     def _leave_chat(self, params: dict[str, Any]) -> bool:
         chat = self._target_chat(params.get("chat_id"))
