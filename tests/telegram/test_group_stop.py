@@ -11,7 +11,7 @@ import pytest
 
 from bot.telegram.chat.group_stop import FINISHED, NOT_YOURS, STOPPING, WORKING
 from tests.buttons import buttons
-from tests.fakes.anthropic_server import paced, text
+from tests.fakes.anthropic_server import paced, text, tool_use
 from tests.harness import FRIEND, OWNER
 
 # None of this depends on the database engine: it runs on one.
@@ -81,6 +81,20 @@ async def test_the_asker_stops_a_group_answer_and_the_stream_closes(harness):
     assert tg.deleted == [(GROUP, working["message_id"])]
     assert await tap(harness, working, OWNER) == FINISHED
     assert model.requests[0].get("stream") is True and len(model.requests) == 1
+
+
+@SQLITE_ONLY
+async def test_a_stop_while_the_model_writes_a_tool_call_runs_no_tool(harness):
+    tg, model = harness.tg, harness.model
+    ships = {"content": "The team ships on Thursdays", "category": "project"}
+    model.script(paced(tool_use("add_to_memory", ships, text="Noting it."), duration=20.0))
+    ask(harness, "remember we ship on Thursdays", stop_after=1.0)
+    working = await working_message(harness)
+    assert await tap(harness, working, OWNER) == STOPPING
+    await model.wait_for_close()
+    await harness.idle()
+    assert len(model.requests) == 1 and await harness.store.list_active(GROUP) == []
+    assert tg.sent[-1]["result"]["text"].endswith("(stopped)")
 
 
 @SQLITE_ONLY
