@@ -13,6 +13,7 @@ from tests.buttons import button, buttons, last_to, press
 from tests.fakes.anthropic_server import Reply, text
 from tests.fakes.anthropic_web import cited, search_result, web_search
 from tests.harness import OWNER
+from tests.tidy_support import plan_reply
 
 # The lists read the same rows on both engines; what is tested here is what Telegram gets.
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -175,3 +176,30 @@ async def test_rich_messages_off_keeps_todays_web_sources(start_bot):
         "Sources\n" + "\n".join(f"• Pharmacy {i} hours (p{i}.example.com)" for i in range(8))
     )
     assert harness.tg.rich == []
+
+
+@SQLITE_ONLY
+async def test_a_long_tidy_plan_is_rich_and_its_undo_all_still_works(harness):
+    tg, store = harness.tg, harness.store
+    trips = [
+        await store.add(
+            OWNER, f"The user flies to city {i} on {i + 1} March 2026", Category.CONTEXT
+        )
+        for i in range(9)
+    ]
+    for i in range(14):  # a plan may change at most 40% of the memories
+        await store.add(OWNER, f"The user keeps fact {i}", Category.CONTEXT)
+    lines = [{"action": "archive", "memory_id": t.id, "reason": "The trip is past"} for t in trips]
+    harness.model.script(plan_reply(*lines))
+    assert await harness.say(OWNER, "/memory tidy") == []
+    [record] = tg.rich
+    assert len(items_of(record["blocks"])) == 9
+    assert all(line.startswith("Archive `[") for line in items_of(record["blocks"]))
+    plan = record["result"]
+    await press(harness, plan, button(plan, "Apply (9)"))
+    applied = tg.message(OWNER, plan["message_id"])
+    assert "Applied 9 change(s) as one batch" in applied["text"]
+    assert len(await store.list_active(OWNER)) == 14
+    await press(harness, applied, button(applied, "Undo all"))
+    assert len(await store.list_active(OWNER)) == 23
+    assert "Undone: 9 memory change(s)" in last_to(harness, OWNER)["text"]
