@@ -23,6 +23,8 @@ STRANGER = 999
 # Allowed chats for load and concurrency tests.
 CROWD = tuple(range(10_000, 10_100))
 POLL_TIMEOUT = 1
+# Longer than any test waits: a group answer in tests shows no Stop unless a test sets less.
+GROUP_STOP_SECONDS = 3600.0
 
 
 class BotApiEndpoint(Protocol):
@@ -85,6 +87,9 @@ class BotHarness:
         """Build and start the Application, long-polling the fake Bot API."""
         self.app = app = self.build()
         assert app.updater is not None  # build_application keeps PTB's Updater
+        # A group's Stop shows only where a test asks for it (test_group_stop.py): a slow answer
+        # on a loaded machine must not add a "Working on it…" to another test's group.
+        app.bot_data.services.drafts.groups.delay = GROUP_STOP_SECONDS
         await app.initialize()
         if app.post_init:
             await app.post_init(app)
@@ -140,11 +145,16 @@ class BotHarness:
             await lanes(app).wait_idle()
 
     async def say(self, chat_id: int, text: str, **kwargs: Any) -> list[str]:
-        """Send a message as a user and return the texts the bot answered with."""
+        """Send a message as a user; return the texts the bot answered with (and did not delete)."""
         before = len(self.tg.sent)
         self.tg.push_message(chat_id, text, **kwargs)
         await self.idle()
-        return [m["result"]["text"] for m in self.tg.sent[before:] if m["chat_id"] == chat_id]
+        deleted = set(self.tg.deleted)
+        return [
+            m["result"]["text"]
+            for m in self.tg.sent[before:]
+            if m["chat_id"] == chat_id and (chat_id, m["result"]["message_id"]) not in deleted
+        ]
 
     def system_block(self, request_index: int = -1) -> str:
         """Return the memory block the model was sent in a request."""

@@ -8,6 +8,8 @@ from telegram import Update
 from telegram.ext import CallbackQueryHandler
 
 from bot.telegram import callbacks
+from bot.telegram.chat import group_stop
+from bot.telegram.chat.handlers import group_stop_pressed
 from bot.telegram.chat.reading import query_of
 from bot.telegram.context import BotApplication, BotContext
 from bot.telegram.erase import commands as delete_data
@@ -46,6 +48,7 @@ ROUTES: tuple[Route[Any], ...] = (
         reminder_views.GONE,
     ),
     Route((tidy_callbacks.PREFIX,), tidy_callbacks.parse_plan, tidy_buttons.run_button),
+    Route((group_stop.PREFIX,), group_stop.parse, group_stop_pressed, group_stop.FINISHED),
 )
 
 

@@ -13,12 +13,18 @@ What the Bot API documents (core.telegram.org/bots/api, read for Bot API 10.3):
 - Update.stopped_message_generation is a MessageGenerationStopped: chat (the private chat),
   message_thread_id (optional), draft_id (the draft that was stopped).
 - sendRichMessage(chat_id, rich_message, message_thread_id, reply_markup, ...) returns the
-  Message; sendRichMessageDraft(chat_id, draft_id (non-zero), rich_message, message_thread_id,
-  can_stop, keep_on_stop) returns True and, like sendMessageDraft, is for private chats only.
+  Message (core.telegram.org/bots/api/methods/sendrichmessage.md); editMessageText edits
+  "text, rich and game messages" and takes rich_message instead of text (its text is
+  "required if rich_message isn't specified"); sendRichMessageDraft(chat_id, draft_id
+  (non-zero), rich_message, message_thread_id, can_stop, keep_on_stop) returns True and,
+  like sendMessageDraft, is for private chats only.
 - InputRichMessage: exactly one of html, markdown or blocks; is_rtl, skip_entity_detection.
-- Rich message limits: 32,768 characters of text (formula sources included), 500 blocks
-  (nested blocks, list items and table rows each count), nesting 16 deep, 50 media, 20 table
-  columns (bot/telegram/format/rich.py keeps to them: they outlive this module).
+- Rich message limits (the section "Rich Message Limits" of the rich message formatting
+  options, core.telegram.org/bots/api#rich-message-formatting-options, checked again for
+  Bot API 10.3): 32,768 characters of text (custom emoji alternative text and formula
+  sources included), 500 blocks (nested blocks, list items, table rows, quotation and
+  details blocks each count), nesting 16 deep, 50 media, 20 table columns
+  (bot/telegram/format/rich.py keeps to them: they outlive this module).
 
 Not found in the documentation, so decided here as the real API most plausibly behaves: the
 wording of the errors past those limits (a 400 "Bad Request: ..." like every other method's;
@@ -159,3 +165,22 @@ async def send_rich_message(
         SEND_RICH_MESSAGE, api_kwargs=params, return_type=Message
     )
     return sent
+
+
+async def edit_rich_message(
+    bot: Bot,
+    chat_id: int,
+    message_id: int,
+    markdown: str,
+    *,
+    reply_markup: InlineKeyboardMarkup | None = None,
+) -> None:
+    """Show the Markdown as a Rich Message in place of one of the bot's messages."""
+    # PTB knows editMessageText but not its rich_message: text goes as None, which PTB drops.
+    await bot.edit_message_text(
+        None,  # type: ignore[arg-type]
+        chat_id,
+        message_id,
+        reply_markup=reply_markup,
+        api_kwargs={"rich_message": _rich(markdown)},
+    )

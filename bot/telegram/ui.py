@@ -1,5 +1,6 @@
 """Views and their buttons: markup, sending a view, showing it in place of a pressed one."""
 
+import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TypeGuard
@@ -14,11 +15,14 @@ from telegram import (
     WebAppInfo,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest
+from telegram.error import BadRequest, EndPointNotFound, InvalidToken
 
 from bot.conversations.snapshot import ChatThread
+from bot.telegram import native
 from bot.telegram.chat.reading import place_of, query_of
-from bot.telegram.chat.sending import send_html
+from bot.telegram.chat.sending import send_html, send_rich
+
+logger = logging.getLogger(__name__)
 
 # Telegram refuses callback data over 64 bytes.
 MAX_CALLBACK_BYTES = 64
@@ -44,10 +48,15 @@ class Button:
 
 @dataclass(frozen=True)
 class View:
-    """A message to send or edit: HTML text and rows of inline buttons."""
+    """A message to send or edit: HTML text and rows of inline buttons.
+
+    rich: the same as Markdown for a Rich Message, where that reads better (a long list) and
+    RICH_MESSAGES is on; None sends the HTML, as does Telegram refusing the rich one.
+    """
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
+    rich: str | None = None
 
 
 def markup(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -80,10 +89,28 @@ async def edit_unless_unchanged(edit: Awaitable[object]) -> None:
 
 
 async def send_view(bot: Bot, place: ChatThread, view: View) -> None:
-    """Send a view as one message (views are built to fit one)."""
-    await send_html(
-        bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=markup(view.buttons)
+    """Send a view as one message (views are built to fit one): rich if it has that form."""
+    keyboard = markup(view.buttons)
+    if view.rich is not None and await send_rich(bot, place, view.rich, keyboard):
+        return
+    await send_html(bot, place.chat_id, view.text, thread_id=place.thread_id, reply_markup=keyboard)
+
+
+async def _edit_rich(
+    bot: Bot, message: Message, view: View, keyboard: InlineKeyboardMarkup | None
+) -> bool:
+    """Show the view's rich form in place of the message; False if Telegram refused it."""
+    if view.rich is None:
+        return False
+    edit = native.edit_rich_message(
+        bot, message.chat_id, message.message_id, view.rich, reply_markup=keyboard
     )
+    try:
+        await edit_unless_unchanged(edit)
+    except (BadRequest, InvalidToken, EndPointNotFound) as error:
+        logger.warning("Telegram refused a rich edit (%s); showing HTML", error)
+        return False
+    return True
 
 
 async def show_in_place(update: Update, bot: Bot, view: View) -> None:
@@ -93,6 +120,8 @@ async def show_in_place(update: Update, bot: Bot, view: View) -> None:
         await send_view(bot, place_of(update), view)
         return
     keyboard = markup(view.buttons)
+    if await _edit_rich(bot, message, view, keyboard):
+        return
     await edit_unless_unchanged(
         message.edit_text(view.text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
     )

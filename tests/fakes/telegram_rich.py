@@ -1,12 +1,14 @@
 """Bot API 10.1-10.3 in FakeTelegram: Rich Messages, rich drafts, and the Stop button on drafts.
 
-RichSide is a mixin of FakeTelegram and uses its state (drafts, shown_drafts, _chats) and its
-_target_chat, _thread, _new_bot_message, _refuse and push_update. What it checks is what the
-Bot API documents (bot/telegram/native.py cites it): InputRichMessage takes exactly one of
-html, markdown or blocks; a rich message holds at most 32,768 characters of text, 500 blocks
-(list items and table rows each count), 16 levels and 20 table columns; drafts exist in
-private chats only, with a non-zero draft_id; can_stop and keep_on_stop are Booleans, and a
-user can press Stop only on a draft sent with can_stop. The error words past the limits are
+RichSide is a mixin of FakeTelegram and uses its state (drafts, shown_drafts, bot_id) and
+its _target_chat, _thread, _new_bot_message, _refuse, _store, message and push_update. What
+it checks is what the Bot API documents (bot/telegram/native.py cites it): InputRichMessage
+takes exactly one of html, markdown or blocks; a rich message holds at most 32,768
+characters of text, 500 blocks (list items and table rows each count), 16 levels and 20
+table columns; drafts exist in private chats only, with a non-zero draft_id;
+editMessageText takes rich_message instead of text and edits only the bot's own messages;
+can_stop and keep_on_stop are Booleans, and a user can press Stop only on a draft sent with
+can_stop. The error words past the limits are
 not documented: these are guesses in Telegram's style ("Bad Request: RICH_MESSAGE_...", of
 which RICH_MESSAGE_CONTENT_REQUIRED is seen in the wild).
 
@@ -84,6 +86,8 @@ class RichSide:
     drafts: list[dict[str, Any]]
     shown_drafts: dict[Any, dict[str, Any]]
     rich: list[dict[str, Any]]  # accepted sendRichMessage calls: params, blocks, result
+    rich_edits: list[dict[str, Any]]  # accepted editMessageText calls with rich_message
+    bot_id: int
     stops: list[dict[str, Any]]  # the stopped_message_generation updates made by presses
 
     if TYPE_CHECKING:
@@ -93,6 +97,8 @@ class RichSide:
         def _thread(self, chat: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]: ...
         def _new_bot_message(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]: ...
         def _refuse(self, description: str) -> Exception: ...
+        def _store(self, message: dict[str, Any]) -> None: ...
+        def message(self, chat_id: Any, message_id: int) -> dict[str, Any]: ...
         def _check_reply_markup(self, markup: Any) -> dict[str, Any] | None: ...
         async def _wait_until(self, predicate: Callable[[], bool], within: float) -> bool: ...
 
@@ -202,3 +208,30 @@ class RichSide:
         self.drafts.append(draft)
         self.shown_drafts[chat["id"]] = draft
         return True
+
+    def _edit_rich_message(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Edit one of the bot's messages into a rich one (editMessageText with rich_message)."""
+        if params.get("text") is not None:
+            raise self._refuse("text and rich_message can't be used together")  # guessed
+        blocks = self._rich_message(params)
+        markup = self._check_reply_markup(params.get("reply_markup"))
+        self._target_chat(params.get("chat_id"))
+        try:
+            old = self.message(params.get("chat_id"), int(params.get("message_id") or 0))
+        except KeyError:
+            raise self._refuse("message to edit not found") from None
+        if old["from"]["id"] != self.bot_id:
+            raise self._refuse("message can't be edited")
+        if (old.get("rich_message"), old.get("reply_markup")) == ({"blocks": blocks}, markup):
+            raise self._refuse(
+                "message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message"
+            )
+        dropped = ("text", "entities", "reply_markup", "rich_message")
+        message = {k: v for k, v in old.items() if k not in dropped}
+        message.update(rich_message={"blocks": blocks}, edit_date=int(time.time()))
+        if markup:
+            message["reply_markup"] = markup
+        self._store(message)
+        self.rich_edits.append({**params, "blocks": blocks, "result": message})
+        return message

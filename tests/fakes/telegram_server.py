@@ -213,10 +213,12 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         # The draft each private chat shows now; any message the bot sends there removes it.
         self.shown_drafts: dict[Any, dict[str, Any]] = {}
         self.rich: list[dict[str, Any]] = []  # accepted sendRichMessage calls (telegram_rich)
+        self.rich_edits: list[dict[str, Any]] = []  # editMessageText with rich_message
         self.stops: list[dict[str, Any]] = []  # presses of Stop on drafts (press_stop)
         self.files = FileStore()
         self.downloads: list[str] = []  # file_id of each file served by the download route
         self.left_chats: list[Any] = []  # chat ids the bot left with leaveChat, in order
+        self.deleted: list[tuple[Any, int]] = []  # (chat id, message id) of deleted messages
         self.chat_actions: list[dict[str, Any]] = []
         self.callback_answers: list[dict[str, Any]] = []
         self.member_statuses: dict[tuple[Any, int], str] = {}
@@ -266,6 +268,7 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
                 "sendRichMessageDraft": self._send_rich_message_draft,
                 "getFile": self._get_file,
                 "leaveChat": self._leave_chat,
+                "deleteMessage": self._delete_message,
                 "getChatMember": self._get_chat_member,
                 "close": self._true,
                 "logOut": self._true,
@@ -700,6 +703,8 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         return message
 
     def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
+        if "rich_message" in params:
+            return self._edit_rich_message(params)  # telegram_rich
         text, entities = format_text(
             params.get("text"), params.get("parse_mode"), params.get("entities"),
             dropped=self.mangled,
@@ -721,7 +726,9 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
                 "message is not modified: specified new message content and reply markup are "
                 "exactly the same as a current content and reply markup of the message"
             )
-        message = {k: v for k, v in old.items() if k not in ("text", "entities", "reply_markup")}
+        # A rich message edited with text becomes a text message.
+        dropped = ("text", "entities", "reply_markup", "rich_message")
+        message = {k: v for k, v in old.items() if k not in dropped}
         message.update({k: v for k, v in (("entities", entities), ("reply_markup", markup)) if v})
         message.update(text=text, edit_date=int(time.time()))
         self._store(message)
@@ -867,6 +874,19 @@ class FakeTelegram(UserSide, MemberSide, RichSide):
         self.downloads.append(stored.file_id)
         self._notify()
         return web.Response(body=stored.content(), content_type="application/octet-stream")
+
+    def _delete_message(self, params: dict[str, Any]) -> bool:
+        """Delete one of the bot's own messages (all a bot without admin rights may delete)."""
+        chat = self._target_chat(params.get("chat_id"))
+        message_id = int(params.get("message_id") or 0)
+        message = self._messages.get(chat["id"], {}).get(message_id)
+        if message is None or (chat["id"], message_id) in self.deleted:
+            raise _bad("message to delete not found")
+        if message["from"]["id"] != self.bot_id:
+            raise _bad("message can't be deleted")
+        # Kept for the tests to read (message()), as the chat showed it before.
+        self.deleted.append((chat["id"], message_id))
+        return True
 
     def _leave_chat(self, params: dict[str, Any]) -> bool:
         chat = self._target_chat(params.get("chat_id"))

@@ -75,3 +75,21 @@ def test_structure_makes_a_reply_rich_and_the_limits_are_counted_from_above():
     assert not rich_reply("- one\n- two") and not rich_reply("```\n# not a heading\n```")
     assert structured("| a |\n| --- |\n" + "| x |\n" * 600) and not fits("| x |\n" * 600)
     assert not fits("| " + " | ".join("c" * 21) + " |") and not fits("x" * 32_769)
+
+
+async def test_a_message_is_edited_into_a_rich_one_as_documented(tg, bot):
+    sent = await bot.send_message(42, "plain")
+    await native.edit_rich_message(bot, 42, sent.message_id, TABLE)
+    edited = tg.message(42, sent.message_id)
+    assert "text" not in edited and edited["rich_message"]["blocks"][0]["type"] == "table"
+    [(_, params)] = [(m, p) for m, p in tg.calls if m == "editMessageText"]
+    assert "text" not in params and params["rich_message"] == {"markdown": TABLE}
+    with pytest.raises(BadRequest, match="not modified"):
+        await native.edit_rich_message(bot, 42, sent.message_id, TABLE)
+    with pytest.raises(BadRequest, match="can't be used together"):
+        await bot.edit_message_text("x", 42, sent.message_id, api_kwargs={"rich_message": {}})
+    with pytest.raises(BadRequest, match="not found"):
+        await native.edit_rich_message(bot, 42, 999, TABLE)
+    # Edited with text again, it is a text message once more.
+    await bot.edit_message_text("plain again", 42, sent.message_id)
+    assert "rich_message" not in tg.message(42, sent.message_id)

@@ -56,33 +56,8 @@ async def report_failure(
         await send_html(bot, place.chat_id, html, thread_id=place.thread_id)
 
 
-async def deliver_answer(
-    bot: Bot,
-    place: ChatThread,
-    answer: AnswerCall,
-    drafts: Drafts | None = None,
-    notices: Cooldown | None = None,
-) -> None:
-    """Let the agent answer, showing drafts or typing, then send the reply and notices.
-
-    answer is called with the progress to report to: the chat's drafts, or None where there
-    are none (groups, STREAM_REPLIES off, refused), which also means the model is not streamed.
-    notices keeps an account problem (no credits, a wrong key) to one notice a chat an hour.
-    """
-    stream = drafts.open(bot, place, partial(send_markdown, bot, place)) if drafts else None
-    try:
-        async with (
-            stream or contextlib.nullcontext(),
-            typing_indicator(bot, place, until=stream.shown if stream else None),
-        ):
-            result = await answer(stream)
-    except (APIError, StreamBroken, TurnFailed) as error:
-        # A stream that broke off is a failed call: its text was not stored, and is not sent.
-        cause = error.__cause__ if isinstance(error, TurnFailed) else error
-        await report_failure(bot, place, cause, notices)
-        # What the turn changed before the failure is shown all the same, each with its Undo.
-        await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
-        return
+def reply_markdown(result: Answer) -> str:
+    """Return the whole reply: its text, its stop mark, its web sources, its notices."""
     # The web pages the reply rests on follow it, before any notice about files.
     said = [
         result.text,
@@ -90,7 +65,41 @@ async def deliver_answer(
         sources_markdown(result.web_sources),
         *(notice_text(notice) for notice in result.notices),
     ]
-    markdown = "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
+    return "\n\n".join(part for part in said if part) or texts.EMPTY_REPLY
+
+
+async def deliver_answer(
+    bot: Bot,
+    place: ChatThread,
+    answer: AnswerCall,
+    drafts: Drafts | None = None,
+    notices: Cooldown | None = None,
+    asker: int | None = None,
+) -> None:
+    """Let the agent answer, showing drafts or typing, then send the reply and notices.
+
+    answer is called with the progress to report to: the chat's drafts, in a group the Stop
+    button of the member who asked (asker), or None where there is neither (STREAM_REPLIES
+    off, drafts refused, no asker), which also means the model is not streamed.
+    notices keeps an account problem (no credits, a wrong key) to one notice a chat an hour.
+    """
+    stream = drafts.open(bot, place, partial(send_markdown, bot, place)) if drafts else None
+    stop = drafts.groups.open(bot, place, asker) if drafts and not stream else None
+    try:
+        async with (
+            stream or contextlib.nullcontext(),
+            stop or contextlib.nullcontext(),
+            typing_indicator(bot, place, until=stream.shown if stream else None),
+        ):
+            result = await answer(stream or stop)
+    except (APIError, StreamBroken, TurnFailed) as error:
+        # A stream that broke off is a failed call: its text was not stored, and is not sent.
+        cause = error.__cause__ if isinstance(error, TurnFailed) else error
+        await report_failure(bot, place, cause, notices)
+        # What the turn changed before the failure is shown all the same, each with its Undo.
+        await send_notices(bot, place, error.changes if isinstance(error, TurnFailed) else [])
+        return
+    markdown = reply_markdown(result)
     # Under a reply that drew on memories: a button that lists them (source_views).
     buttons = markup(reply_buttons(result.cited_turn_id, result.memories_cited))
     rest = stream.unsent(markdown) if stream else markdown

@@ -32,6 +32,7 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import native, texts
+from bot.telegram.chat.group_stop import GroupStops
 from bot.telegram.format import MAX_MESSAGE_LENGTH, html_to_plain, render_reply, utf16_len
 from bot.telegram.format.cut import Cut, cut_finished
 from bot.telegram.format.rich import rich_reply
@@ -61,6 +62,7 @@ class Drafts:
         self._unsupported = False  # the Bot API server does not know sendMessageDraft
         self._refused: set[int] = set()  # chats where Telegram refused a draft
         self._live: dict[int, set[DraftStream]] = {}  # the replies being drafted, by chat
+        self.groups = GroupStops(enabled)  # groups have no drafts: a Stop button of our own
 
     def stop(self, chat_id: int, draft_id: int) -> bool:
         """Stop the reply the user stopped by its draft; False if it is no longer drafted."""

@@ -12,10 +12,11 @@ from bot.conversations.leases import Taken
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate
 from bot.media.attachments import FileRefused
 from bot.telegram import native, texts
+from bot.telegram.chat import group_stop
 from bot.telegram.chat.delivery import answer_if_unanswered, deliver_answer
 from bot.telegram.chat.file_texts import refusal_text
 from bot.telegram.chat.filters import ADDRESSED_TO_BOT
-from bot.telegram.chat.reading import incoming_of, message_of, place_of
+from bot.telegram.chat.reading import incoming_of, message_of, place_of, query_of
 from bot.telegram.chat.sending import send_html, send_markdown
 from bot.telegram.context import BotContext, owner_id
 from bot.telegram.runtime.acks import acknowledge
@@ -82,8 +83,10 @@ async def answer_incoming(update: Update, context: BotContext, message: Incoming
     chat = context.services.chat
     answer = partial(chat.answer_message, place, owner_id(update), message, stored=stored)
     try:
+        services = context.services
+        asker = update.effective_user.id if update.effective_user else None
         await deliver_answer(
-            context.bot, place, answer, context.services.drafts, context.services.account_notices
+            context.bot, place, answer, services.drafts, services.account_notices, asker
         )
     except DuplicateUpdate:
         outage = context.bot_data.outage
@@ -114,6 +117,13 @@ async def generation_stopped(update: Update, context: BotContext) -> None:
         if not context.services.drafts.stop(stop.chat.id, stop.draft_id):
             logger.info("chat %s: Stop pressed after the reply was finished", stop.chat.id)
     raise ApplicationHandlerStop  # no other handler knows this update
+
+
+async def group_stop_pressed(update: Update, context: BotContext, token: int) -> None:
+    """Stop the group answer a Stop button belongs to, if the member who asked pressed it."""
+    query = query_of(update)
+    said = context.services.drafts.groups.press(token, query.from_user.id)
+    await query.answer(said, show_alert=said == group_stop.NOT_YOURS)
 
 
 async def unsupported_message(update: Update, context: BotContext) -> None:

@@ -8,6 +8,7 @@ never refused for its size, and one near a limit simply goes as today's HTML.
 
 import itertools
 import re
+import string
 
 MAX_CHARS = 32_768
 MAX_BLOCKS = 500
@@ -24,6 +25,14 @@ _HEADING = re.compile(r"^#{1,6}\s+\S")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
 _MATH = re.compile(r"\$\$[^$]+\$\$|\\\[.+?\\\]", re.DOTALL)
 _QUOTES = re.compile(r"^\s*(?:>\s*)+")
+# Markdown lets a backslash escape any ASCII punctuation, so text the bot did not write (a
+# memory's content) can start no list, heading, link, formula or table cell of its own.
+_PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
+
+
+def escape_markdown(text: str) -> str:
+    """Return text as literal Markdown on one line: punctuation escaped, line breaks spaces."""
+    return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 
 def _outside_code(markdown: str) -> list[str]:
@@ -81,3 +90,8 @@ def fits(markdown: str) -> bool:
 def rich_reply(markdown: str) -> bool:
     """Tell whether a reply goes as a Rich Message: structured, and within the limits."""
     return structured(markdown) and fits(markdown)
+
+
+def rich_list(items: int, markdown: str) -> bool:
+    """Tell whether a list the bot wrote itself goes as a Rich Message: long, within limits."""
+    return items >= LONG_LIST_ITEMS and fits(markdown)

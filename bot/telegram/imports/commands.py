@@ -35,7 +35,8 @@ async def _show(update: Update, context: BotContext, outcome: ImportOutcome) -> 
         await say(update, context, texts.IMPORT_NOTHING)
         return
     batch = await context.services.tidy.batches.find(owner_id(update), outcome.batch_id)
-    await send_view(context.bot, place_of(update), plan_view(batch))
+    rich = context.services.settings.rich_messages
+    await send_view(context.bot, place_of(update), plan_view(batch, rich=rich))
 
 
 async def _from_text(update: Update, context: BotContext, text: str) -> None:

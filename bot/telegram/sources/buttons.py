@@ -33,7 +33,8 @@ async def _list(update: Update, context: BotContext, turn_id: int, cited: list[s
         item.id: item for item in await context.services.memories.items(owner_id(update), cited)
     }
     items = [by_id[memory_id] for memory_id in cited if memory_id in by_id]
-    return sources_list(turn_id, items, context.services.settings.zone)
+    settings = context.services.settings
+    return sources_list(turn_id, items, settings.zone, rich=settings.rich_messages)
 
 
 async def show_sources(update: Update, context: BotContext, action: ShowSources) -> None:

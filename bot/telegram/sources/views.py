@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from html import escape
 
+from bot.telegram.format.rich import escape_markdown, rich_list
 from bot.telegram.memories import texts
 from bot.telegram.ui import Button, View, callback_data
 from memory.ids import ID_REGEX
@@ -22,6 +23,7 @@ MAX_SHOWN = 12
 CONTENT_CLIP = 300
 FORGET_BUTTON = "Forget"
 LIST_HEAD = "<b>This reply was based on:</b>"
+RICH_HEAD = "**This reply was based on:**"
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,37 @@ def _line(item: MemoryItem, zone: tzinfo) -> str:
     return f"{pin}<code>[{item.id}]</code> {content}{subject} · {changed}"
 
 
-def sources_list(turn_id: int, items: Sequence[MemoryItem], zone: tzinfo) -> View:
-    """Render the memories a reply drew on, with Forget and Pin beside each one still kept."""
+def _rich_item(item: MemoryItem, zone: tzinfo) -> str:
+    """Render one source as a Markdown list item, as _line does in HTML."""
+    content = escape_markdown(_clip(item.content))
+    subject = f" *({escape_markdown(item.subject)})*" if item.subject else ""
+    if item.deleted_at is not None:
+        return f"- `[{item.id}]` ~~{content}~~{subject} · forgotten"
+    pin = texts.PINNED_MARK if item.pinned else ""
+    changed = f"changed {item.updated_at.astimezone(zone):%Y-%m-%d}"
+    return f"- {pin}`[{item.id}]` {content}{subject} · {changed}"
+
+
+def _rich_list(items: Sequence[MemoryItem], zone: tzinfo, more: str) -> str | None:
+    """Return the list as a Rich Message's Markdown if it is long enough to read better so."""
+    lines = [RICH_HEAD, "", *(_rich_item(item, zone) for item in items)]
+    markdown = "\n".join([*lines, *(["", more] if more else [])])
+    return markdown if rich_list(len(items), markdown) else None
+
+
+def sources_list(
+    turn_id: int, items: Sequence[MemoryItem], zone: tzinfo, *, rich: bool = False
+) -> View:
+    """Render the memories a reply drew on, with Forget and Pin beside each one still kept.
+
+    With rich (RICH_MESSAGES), a long list goes as a Rich Message, one list item a memory.
+    """
     shown = items[:MAX_SHOWN]
     more = len(items) - len(shown)
     lines = [LIST_HEAD, *(_line(item, zone) for item in shown)]
-    if more:
-        lines.append(f"…and {texts.count_memories(more)} more; /memory lists them all.")
+    tail = f"…and {texts.count_memories(more)} more; /memory lists them all." if more else ""
+    if tail:
+        lines.append(tail)
     rows = tuple(
         (
             Button(f"{FORGET_BUTTON} [{item.id}]", encode(ForgetSource(item.id, turn_id))),
@@ -122,4 +148,5 @@ def sources_list(turn_id: int, items: Sequence[MemoryItem], zone: tzinfo) -> Vie
         for item in shown
         if item.deleted_at is None
     )
-    return View("\n\n".join(lines), rows)
+    markdown = _rich_list(shown, zone, tail) if rich else None
+    return View("\n\n".join(lines), rows, markdown)

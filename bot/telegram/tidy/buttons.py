@@ -23,7 +23,8 @@ async def _skip(update: Update, context: BotContext, action: PlanAction) -> None
     batches = context.services.tidy.batches
     batch = await batches.toggle(owner_id(update), action.batch_id, action.line or 0)
     await query_of(update).answer()
-    await show_in_place(update, context.bot, plan_view(batch))
+    rich = context.services.settings.rich_messages
+    await show_in_place(update, context.bot, plan_view(batch, rich=rich))
 
 
 async def _cancel(update: Update, context: BotContext, action: PlanAction) -> None:

@@ -12,7 +12,7 @@ from bot.telegram.context import BotContext, Services, owner_id
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.views import plan_view
 from bot.telegram.ui import send_view
-from bot.upkeep.tidy import PassOutcome, PassResult, TidyService
+from bot.upkeep.tidy import PassOutcome, PassResult
 from memory.models import utcnow
 
 
@@ -26,12 +26,13 @@ async def owner_zone(services: Services, owner: int) -> tzinfo:
 
 
 async def show_outcome(
-    bot: Bot, place: ChatThread, tidy: TidyService, owner: int, outcome: PassOutcome
+    bot: Bot, place: ChatThread, services: Services, owner: int, outcome: PassOutcome
 ) -> None:
     """Show a pass's plan with its buttons, or say why there is none."""
     if outcome.result is PassResult.PROPOSED and outcome.batch_id is not None:
-        batch = await tidy.batches.find(owner, outcome.batch_id)
-        await send_view(bot, place, plan_view(batch))
+        batch = await services.tidy.batches.find(owner, outcome.batch_id)
+        rich = services.settings.rich_messages
+        await send_view(bot, place, plan_view(batch, rich=rich))
         return
     if outcome.result is PassResult.REJECTED:
         text = texts.rejected(outcome)
@@ -46,4 +47,4 @@ async def tidy_memories(update: Update, context: BotContext) -> None:
     owner = owner_id(update)
     zone = await owner_zone(services, owner)
     outcome = await services.tidy.run(owner, utcnow(), zone)
-    await show_outcome(context.bot, place_of(update), services.tidy, owner, outcome)
+    await show_outcome(context.bot, place_of(update), services, owner, outcome)

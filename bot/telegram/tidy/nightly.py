@@ -73,7 +73,8 @@ async def _run_pass(
     if services.settings.tidy_auto_apply:
         await _auto_apply(application, owner_id, outcome.batch_id)
     else:
-        await show_outcome(application.bot, ChatThread(owner_id, None), tidy, owner_id, outcome)
+        place = ChatThread(owner_id, None)
+        await show_outcome(application.bot, place, services, owner_id, outcome)
     return True
 
 

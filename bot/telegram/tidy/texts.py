@@ -2,6 +2,7 @@
 
 from html import escape
 
+from bot.telegram.format.rich import escape_markdown
 from bot.upkeep.tidy import PassOutcome, PassResult
 from memory.batches.values import Batch, BatchKind, BatchNote, Reverted
 from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
@@ -82,6 +83,34 @@ def plan_text(batch: Batch, width: int) -> str:
     head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
     lines = [plan_line(n, line, width) for n, line in enumerate(batch.lines, 1)]
     return "\n".join([head, "", *lines])
+
+
+def _markdown_body(line: BatchLine, width: int) -> str:
+    """Render what one line of a plan does, in Markdown (as _line_body does in HTML)."""
+    content = escape_markdown(_short(line.content or "", width))
+    if isinstance(line, ImportLine):
+        subject = f" *({escape_markdown(line.subject)})*" if line.subject else ""
+        return f"Save '{content}'{subject}"
+    ids = " + ".join(f"`[{i}]`" for i in [line.memory_id, *line.merged_ids] if i)
+    match line.action:
+        case TidyAction.MERGE:
+            return f"Merge {ids} → '{content}'"
+        case TidyAction.UPDATE:
+            return f"Update {ids} → '{content}'"
+        case TidyAction.ARCHIVE:
+            old = escape_markdown(_short(line.texts[line.memory_id], width))
+            return f"Archive {ids} '{old}'"
+
+
+def plan_markdown(batch: Batch, width: int) -> str:
+    """Render a plan as a Rich Message's Markdown: its head, then a numbered list item a line."""
+    head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
+    lines = []
+    for number, line in enumerate(batch.lines, 1):
+        reason = escape_markdown(_short(line.reason, width + 20))
+        skipped = "(skipped) " if line.skip else ""
+        lines.append(f"{number}. {skipped}{_markdown_body(line, width)} — {reason}")
+    return "\n".join([f"**{head}**", "", *lines])
 
 
 def applied(batch: Batch) -> str:

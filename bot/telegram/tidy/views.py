@@ -1,6 +1,7 @@
 """The plan message and its buttons: skip toggles, Apply or Import, Cancel; then Undo all."""
 
 from bot.telegram.format import utf16_len
+from bot.telegram.format.rich import rich_list
 from bot.telegram.tidy import texts
 from bot.telegram.tidy.callbacks import PlanAction, PlanTap, encode_plan
 from bot.telegram.ui import Button, View
@@ -10,6 +11,8 @@ SKIPS_PER_ROW = 5
 # Telegram's limit is 4096; the widths shrink until the plan fits in one message.
 MAX_TEXT_UNITS = 4000
 WIDTHS = (80, 50, 30, 15)
+# A rich plan holds 32,768 characters: a memory's content is shown this long there.
+RICH_WIDTH = 300
 
 
 def _skip_rows(batch: Batch) -> tuple[tuple[Button, ...], ...]:
@@ -26,8 +29,17 @@ def _skip_rows(batch: Batch) -> tuple[tuple[Button, ...], ...]:
     )
 
 
-def plan_view(batch: Batch) -> View:
-    """Show a proposed plan, each line with its reason, with the buttons to decide it."""
+def _rich_plan(batch: Batch) -> str | None:
+    """Return the plan as a Rich Message's Markdown if it is long enough to read better so."""
+    markdown = texts.plan_markdown(batch, RICH_WIDTH)
+    return markdown if rich_list(len(batch.lines), markdown) else None
+
+
+def plan_view(batch: Batch, *, rich: bool = False) -> View:
+    """Show a proposed plan, each line with its reason, with the buttons to decide it.
+
+    With rich (RICH_MESSAGES), a long plan goes as a Rich Message, its contents cut far later.
+    """
     text = ""
     for width in WIDTHS:
         text = texts.plan_text(batch, width)
@@ -40,7 +52,7 @@ def plan_view(batch: Batch) -> View:
         ),
         Button(texts.CANCEL_LABEL, encode_plan(PlanAction(PlanTap.CANCEL, batch.id))),
     )
-    return View(text, (*_skip_rows(batch), decide))
+    return View(text, (*_skip_rows(batch), decide), _rich_plan(batch) if rich else None)
 
 
 def decided_view(batch: Batch, outcome: str, *, undoable: bool) -> View:
