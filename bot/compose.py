@@ -14,7 +14,7 @@ from bot.agent.loop import Agent, AgentConfig, AgentParts
 from bot.agent.proposal_answers import ProposalAnswers
 from bot.agent.tool_calls import ToolCalls
 from bot.agent.web.tools import WebConfig
-from bot.agent.web.turn import WebTools, ZoneOf
+from bot.agent.web.turn import WebTools
 from bot.conversations.job_claims import JobClaims
 from bot.conversations.leases import TurnLeases
 from bot.conversations.notes import PendingNotes
@@ -126,12 +126,11 @@ def memory_parts(settings: Settings, sessionmaker: async_sessionmaker[AsyncSessi
 def web_tools(
     settings: Settings,
     sessionmaker: async_sessionmaker[AsyncSession],
-    zone_of: ZoneOf,
     clock: Callable[[], datetime],
 ) -> WebTools:
     """Return the web tools within WEB_TOOLS, WEB_USES_PER_TURN and WEB_USES_PER_DAY."""
     config = WebConfig(settings.web_tools, settings.web_uses_per_turn, settings.web_uses_per_day)
-    return WebTools(config, WebUses(sessionmaker), zone_of, settings.zone, clock)
+    return WebTools(config, WebUses(sessionmaker), settings.zone, clock)
 
 
 def agent_parts(
@@ -151,7 +150,7 @@ def agent_parts(
     tool_calls = ToolCalls(
         memory.store, memory.switch, past, config.memory_limit, config.zone, reminders, proposals
     )
-    web = web_tools(settings, sessionmaker, reminders.store.zone_of, now)
+    web = web_tools(settings, sessionmaker, now)
     sources = ReplySources(sessionmaker)
     return AgentParts(
         client,

@@ -55,6 +55,8 @@ _RUSSIAN = snowballstemmer.stemmer("russian")
 def fold(text: str) -> str:
     """Return text case folded and without accents."""
     decomposed = unicodedata.normalize("NFKD", text)
+    if decomposed.isascii():  # most messages: no combining marks to drop, char by char
+        return decomposed.casefold()
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return unicodedata.normalize("NFKC", bare).casefold()
 

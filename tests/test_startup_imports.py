@@ -2,13 +2,16 @@
 
 Voice notes (openai) and PDFs (pypdf) load when first used; Alembic (with Mako, Pygments and
 every SQLAlchemy dialect it brings) only when the database is behind the newest migration;
-Postgres's dialect and driver only on Postgres.
+Postgres's dialect and driver only on Postgres. And what start-up freed goes back to the system.
 """
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Not Pygments (Alembic's, through Mako): httpx's command line loads it whenever click is
@@ -58,3 +61,29 @@ def test_starting_on_a_migrated_database_loads_none_of_the_heavy_libraries(tmp_p
     # The first start of all creates the tables, through Alembic.
     assert "alembic" in run(START, tmp_path).split()
     assert run(START, tmp_path).split() == []
+
+
+# Freed chunks below one still in use stay with glibc's allocator until malloc_trim.
+TRIM = """
+from pathlib import Path
+from bot.telegram.runtime.startup import give_back_freed_memory
+
+def rss_mib():
+    lines = Path("/proc/self/status").read_text().splitlines()
+    return next(int(line.split()[1]) for line in lines if line.startswith("VmRSS")) / 1024
+
+chunks = [bytes(8192) for _ in range(20_000)]  # 160 MiB of malloc's own heap, not mmap
+kept = chunks[-1]
+del chunks
+before = rss_mib()
+give_back_freed_memory()
+print(before - rss_mib())
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="malloc_trim is glibc's",
+)
+def test_start_up_hands_the_allocators_freed_memory_back(tmp_path):
+    assert float(run(TRIM, tmp_path)) > 100  # MiB handed back of the 160 freed

@@ -185,7 +185,8 @@ class Agent:
     async def _moved_on(self, snapshot: Snapshot) -> None:
         """Expire the memory questions this reply's message left unanswered (proposal_expiry)."""
         asked = message_turn(list(snapshot.turns))
-        if self._proposal_answers is not None and asked is not None:
+        # Questions asked this turn are its message's and stay: none open before, none to expire.
+        if self._proposal_answers is not None and asked is not None and snapshot.waiting.questions:
             conversation = snapshot.conversation
             proposals = self._proposal_answers.proposals
             await proposals.expire_unanswered(conversation.owner_id, conversation.id, asked.id)

@@ -2,8 +2,9 @@
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -31,8 +32,12 @@ class Progress(Protocol):
 
     stopped: asyncio.Event
 
-    def text(self, reply: str) -> None:
-        """Show the reply so far: every text of this turn, the newest still growing."""
+    def text(self, reply: Callable[[], str]) -> None:
+        """Show the reply so far: every text of this turn, the newest still growing.
+
+        reply makes the text when called: a draft every second or so reads it, so the reply
+        is not rebuilt whole at every delta of the stream.
+        """
 
     def tool(self, name: str, subject: str | None = None) -> None:
         """Say the model is calling the tool with this name (on a web tool, about subject)."""
@@ -86,7 +91,7 @@ async def _read(stream: AsyncMessageStream, progress: Progress, earlier: str, se
             if event.type == "text":
                 seen.shown = True
                 seen.message = stream.current_message_snapshot
-                progress.text(reply_so_far(earlier, seen.message))
+                progress.text(functools.partial(reply_so_far, earlier, seen.message))
             elif event.type == "content_block_start" and event.content_block.type in (
                 "tool_use",
                 "server_tool_use",

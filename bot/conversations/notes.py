@@ -7,19 +7,35 @@ same history and the cached prefix holds, and never in the cached system prompt.
 
 from dataclasses import replace
 
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import exists, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.content import content_tokens
 from bot.conversations.models import Conversation, PendingNote, Turn
-from bot.conversations.snapshot import ChatThread, Snapshot
-from memory.models import utcnow
+from bot.conversations.snapshot import ChatThread, Snapshot, Waiting
+from memory.items import ProposalStatus
+from memory.models import MemoryProposalRecord, utcnow
 
 
 def with_notes(content: Content, notes: list[str]) -> Content:
     """Return a user's turn with the notes as a text block after the message."""
     return [*content, text_block("\n".join(notes))]
+
+
+async def waiting_for(connection: AsyncConnection, owner_id: int, conversation_id: int) -> Waiting:
+    """Tell whether notes or open memory questions wait for the conversation's next reply."""
+    Question = MemoryProposalRecord
+    notes = select(PendingNote.id).where(
+        PendingNote.conversation_id == conversation_id, PendingNote.turn_id.is_(None)
+    )
+    questions = select(Question.id).where(
+        Question.owner_id == owner_id,
+        Question.conversation_id == conversation_id,
+        Question.status == ProposalStatus.PENDING.value,
+    )
+    row = (await connection.execute(select(exists(notes), exists(questions)))).one()
+    return Waiting(notes=bool(row[0]), questions=bool(row[1]))
 
 
 class PendingNotes:
@@ -55,7 +71,7 @@ class PendingNotes:
 
     async def deliver(self, snapshot: Snapshot) -> Snapshot:
         """Write the conversation's waiting notes into its newest turn, the user's message."""
-        if not snapshot.unanswered:
+        if not snapshot.unanswered or not snapshot.waiting.notes:
             return snapshot
         conversation_id, turn = snapshot.conversation.id, snapshot.turns[-1]
         waiting = PendingNote.conversation_id == conversation_id, PendingNote.turn_id.is_(None)

@@ -83,12 +83,28 @@ class StoredTurn:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """What may wait for a conversation's next reply: notes for the model, memory questions.
+
+    True means "look": the reply reads the table; False, read with the message, spares that.
+    """
+
+    notes: bool = True
+    questions: bool = True
+
+
+NOTHING_WAITING = Waiting(notes=False, questions=False)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """A conversation as the agent answers it: its state, unsummarised turns and memory switch."""
 
     conversation: ConversationState
     turns: list[StoredTurn]
     memory_on: bool
+    # Read in the message's own transaction, so the reply skips a session for each "no".
+    waiting: Waiting = Waiting()
 
     @property
     def unanswered(self) -> bool:

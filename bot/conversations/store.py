@@ -15,6 +15,7 @@ from bot.conversations.models import Conversation, Turn
 from bot.conversations.retention import forget_quiet
 from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import (
+    NOTHING_WAITING,
     ChatThread,
     ConversationState,
     DuplicateUpdate,
@@ -24,7 +25,7 @@ from bot.conversations.snapshot import (
     StoredTurn,
     Unanswered,
 )
-from bot.conversations.turn_rows import insert_turn, load_turns
+from bot.conversations.turn_rows import insert_turn, load_snapshot, load_turns
 from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.db import affected
 from memory.models import utcnow
@@ -162,7 +163,7 @@ class ConversationStore:
             return None
         row = max(continued, key=lambda row: row.id)
         conversation, memory_on = statements.state_of(row), row._mapping[statements.MEMORY_ON]
-        return Snapshot(conversation, await load_turns(connection, conversation.id), memory_on)
+        return await load_snapshot(connection, conversation, memory_on)
 
     async def _start(
         self, session: AsyncSession, place: ChatThread, owner_id: int, now: datetime
@@ -187,7 +188,7 @@ class ConversationStore:
         conversation = ConversationState(
             result.scalar_one(), place.chat_id, place.thread_id, owner_id, block, None
         )
-        return Snapshot(conversation, [], memory_on)
+        return Snapshot(conversation, [], memory_on, NOTHING_WAITING)
 
     async def snapshot(self, conversation_id: int) -> Snapshot:
         """Return a conversation as stored now: its state, its turns and the memory switch."""

@@ -8,8 +8,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role
 from bot.conversations.content import search_text
+from bot.conversations.notes import waiting_for
 from bot.conversations.order import in_user_order, order_of
-from bot.conversations.snapshot import ConversationState, MemoryWrite, MessageRef, StoredTurn
+from bot.conversations.snapshot import (
+    ConversationState,
+    MemoryWrite,
+    MessageRef,
+    Snapshot,
+    StoredTurn,
+)
 
 
 async def load_turns(connection: AsyncConnection, conversation_id: int) -> list[StoredTurn]:
@@ -18,6 +25,15 @@ async def load_turns(connection: AsyncConnection, conversation_id: int) -> list[
         statements.turns_statement(), {"conversation_id": conversation_id}
     )
     return in_user_order([statements.turn_of(row) for row in rows])
+
+
+async def load_snapshot(
+    connection: AsyncConnection, conversation: ConversationState, memory_on: bool
+) -> Snapshot:
+    """Load a conversation's turns, and whether notes or memory questions wait for its reply."""
+    turns = await load_turns(connection, conversation.id)
+    waiting = await waiting_for(connection, conversation.owner_id, conversation.id)
+    return Snapshot(conversation, turns, memory_on, waiting)
 
 
 async def insert_turn(

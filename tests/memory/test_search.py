@@ -4,7 +4,14 @@ import pytest
 from sqlalchemy import event
 
 from memory.categories import Category
-from memory.search_terms import MAX_QUERY_TERMS, Term, index_text, query_terms, search_terms
+from memory.search_terms import (
+    MAX_QUERY_TERMS,
+    Term,
+    fold,
+    index_text,
+    query_terms,
+    search_terms,
+)
 
 ALICE, BOB = 111, 222
 
@@ -21,6 +28,14 @@ def test_text_is_folded_and_unspaced_scripts_split_into_characters():
         "on5zz16doz13dk on5zpiz003ez003ea"
     )
     assert query_terms("Boss 東京 x") == [("boss",), ("東", "京"), ("x",)]
+
+
+def test_ascii_text_folds_as_any_text_does():
+    # ASCII text takes a short way (no accents to drop); it must agree with the long one,
+    # here taken by the same characters after a non-ASCII one.
+    ascii_text = "".join(chr(code) for code in range(128)) + "IRON Kitchen's"
+    assert fold(ascii_text) == fold("é" + ascii_text)[1:] == ascii_text.casefold()
+    assert fold("Café Ａ①") == "cafe a1"
 
 
 def test_queries_lose_stopwords_are_stemmed_and_only_long_stems_are_prefixes():

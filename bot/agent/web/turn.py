@@ -9,7 +9,7 @@ tools out (its web blocks in the history then go as text): a hard stop, once a d
 """
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
@@ -27,7 +27,6 @@ from memory.models import utcnow
 
 logger = logging.getLogger(__name__)
 
-ZoneOf = Callable[[int], Awaitable[str | None]]
 # Told in the tool results once an answer's (or the day's) web uses are spent.
 USED_UP = (
     "[No web searches or page reads are left for this answer: don't call web_search or "
@@ -71,11 +70,10 @@ class WebTools:
         self,
         config: WebConfig,
         uses: WebUses,
-        zone_of: ZoneOf,
         zone: tzinfo,
         clock: Callable[[], datetime] = utcnow,
     ):
-        self._config, self._uses, self._zone_of = config, uses, zone_of
+        self._config, self._uses = config, uses
         self._zone, self._clock = zone, clock
         self._refused = False  # the API refused them: off until the bot restarts
         self._logged: set[str] = set()  # the result errors already logged
@@ -88,11 +86,11 @@ class WebTools:
         if not self._config.enabled or self._refused:
             return None
         day = self._clock().astimezone(self._zone).date()
-        used = await self._uses.on(owner_id, day)
+        used, zone = await self._uses.on_with_zone(owner_id, day)
         left = min(self._config.uses_per_turn, self._config.uses_per_day - used)
         if left <= 0:
             return None
-        return WebBudget(owner_id, day, left, await self._zone_of(owner_id))
+        return WebBudget(owner_id, day, left, zone)
 
     def definitions(self, budget: WebBudget | None) -> list[ToolUnionParam]:
         """Return the web tools, the same on every call while the answer has a budget."""

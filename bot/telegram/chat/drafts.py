@@ -161,7 +161,7 @@ class DraftStream:
         self.shown = asyncio.Event()  # set once Telegram accepted a draft
         self.stopped = asyncio.Event()  # set when the user pressed Stop on a draft
         self.sent = Sent()
-        self._reply = ""
+        self._reply: Callable[[], str] = str  # made when a draft reads it (bot/agent/stream.py)
         self._status: str | None = None
         # Drafts with one id are animated from one to the next.
         self._draft_id = random.randint(1, 2**31 - 1)
@@ -173,8 +173,8 @@ class DraftStream:
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    def text(self, reply: str) -> None:
-        """Take the reply so far."""
+    def text(self, reply: Callable[[], str]) -> None:
+        """Take the reply so far, made when a draft shows it."""
         self._reply, self._status = reply, None
         self._changed.set()
 
@@ -244,7 +244,7 @@ class DraftStream:
         """Send the finished part as messages, the rest as a draft; False to stop drafting."""
         self._changed.clear()
         body: str | None
-        if rich := self._rich and rich_reply(rest := self.sent.rest(self._reply)):
+        if rich := self._rich and rich_reply(rest := self.sent.rest(self._reply())):
             # A rich draft holds the whole rest: nothing is cut off as a message.
             body = rich_draft(rest, self._status)
         else:
@@ -265,7 +265,7 @@ class DraftStream:
 
     async def _send_finished(self) -> str:
         """Send as messages what no longer fits in a draft; return the Markdown left over."""
-        reply = self._reply
+        reply = self._reply()
         rest = self.sent.rest(reply)
         while (cut := cut_finished(rest, floor=len(self.sent.reopen))) is not None:
             await self._send(cut.head)
