@@ -8,7 +8,7 @@ from tests.fakes.anthropic_server import text
 from tests.harness import OWNER
 
 
-@pytest.mark.parametrize("data", ["x:1", "zzz", "M:p:1", ""])
+@pytest.mark.parametrize("data", ["q:1", "zzz", "M:p:1", ""])
 async def test_data_no_feature_wrote_is_answered_as_a_stale_button(harness, data):
     harness.model.default = text("ok")
     await harness.say(OWNER, "hi")

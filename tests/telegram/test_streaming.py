@@ -136,7 +136,8 @@ async def test_a_group_gets_typing_and_no_drafts(harness):
     await harness.idle()
     assert harness.tg.messages_to(GROUP) == ["Hello, group."]
     assert draft_calls(harness.tg) == 0
-    assert "stream" not in harness.model.requests[-1]
+    # Streamed all the same, so that the asker's Stop can close it (group_stop.py).
+    assert harness.model.requests[-1]["stream"] is True
     assert [a["chat_id"] for a in harness.tg.chat_actions] == [GROUP]
 
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import random
 import re
+from collections.abc import Callable
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import TelegramError
@@ -86,7 +87,7 @@ class GroupStop:
         self._message_id: int | None = None
         self._task: asyncio.Task[None] | None = None
 
-    def text(self, reply: str) -> None:
+    def text(self, reply: Callable[[], str]) -> None:
         """Take the reply so far: a group sees it only once it is sent."""
         self._begun_or_ended.set()
 
