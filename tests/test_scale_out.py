@@ -35,7 +35,7 @@ MESSAGES = int(os.environ.get("SCALE_MESSAGES", "5"))
 # The model's 0.2-2 s scaled down: a turn still overlaps the next message's delivery, and
 # a third of the turns outlast a lease tick, so handing a chat over between processes and
 # redelivered copies waiting on a turn in progress are both exercised.
-THINK_SCALE = 0.25
+THINK_SCALE = float(os.environ.get("SCALE_THINK", "0.25"))
 REMINDERS = 8
 SETTINGS = {
     "TURN_LEASE_SECONDS": "10",

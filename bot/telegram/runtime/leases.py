@@ -12,6 +12,7 @@ from datetime import datetime
 
 from telegram import Update
 
+from bot.conversations.lease_wakeups import LeaseWakeups
 from bot.conversations.leases import Taken, TurnLeases
 from bot.telegram.runtime.outage import DATABASE_ERRORS  # logged; the next tick tries again
 
@@ -51,10 +52,14 @@ def _never(chat_id: int) -> bool:
 class LeaseKeeper:
     """This process's chat leases: taken per turn, renewed every tick, handed back at the end.
 
-    A lease is let go at the first tick after its chat's turn ends, not at once: a busy chat's
-    next update, while the lease is surely still this process's, takes it without a statement
-    (two statements and two commits less per update). Another process that wants the chat
-    waits for that tick, as it waits for a turn in progress.
+    With one process (polling) a lease is let go at the first tick after its chat's turn ends:
+    a busy chat's next update, while the lease is surely still this process's, takes it
+    without a statement (two statements and two commits less per update). Where several
+    processes share the chats (webhooks, queued set), a lease is let go as the turn ends
+    unless more of the chat waits here, and a turn waiting for another process's lease is
+    woken by its letting go (wakeups), so a chat handed between processes does not wait for
+    a tick. Letting go and renewing take turns (one lock): a renewal that ran before a lease
+    was let go must not leave it looking held.
     """
 
     def __init__(
@@ -64,6 +69,7 @@ class LeaseKeeper:
         *,
         keep: Callable[[int], bool] = _never,
         tick: float | None = None,
+        wakeups: LeaseWakeups | None = None,
     ):
         self._leases = leases
         self._recover = recover
@@ -81,8 +87,14 @@ class LeaseKeeper:
         self._owed: set[int] = set()  # taken with a left-over not answered yet
         self._recovering: dict[int, asyncio.Task[None]] = {}
         self._failing = False
+        self._wakeups = wakeups
+        # Held while leases are renewed or let go, so _expiry follows the database's order.
+        self._renewal = asyncio.Lock()
         # Set at shutdown: renew what is held, take on nothing new.
         self.stopping = False
+        # Set where several processes share the chats: whether more of a chat's updates wait
+        # here behind its turn; if not, its lease is let go as the turn ends.
+        self.queued: Callable[[int], bool] | None = None
 
     @contextlib.asynccontextmanager
     async def hold(self, chat_id: int) -> AsyncIterator[None]:
@@ -103,6 +115,9 @@ class LeaseKeeper:
         finally:
             if not cancelled and not self._keep(chat_id):
                 self._idle.add(chat_id)
+                if self.queued is not None and not self.queued(chat_id):
+                    # Another process may have the chat's next update: let go now.
+                    await self._release_idle(chat_id)
 
     def _surely_held(self, chat_id: int) -> bool:
         """Tell whether the chat's lease is this process's for at least half a lease time."""
@@ -117,33 +132,53 @@ class LeaseKeeper:
         if self._surely_held(chat_id):
             return Taken()
         waiting = False
-        while True:
-            since = self._leases.now()
-            if (taken := await self._leases.take(chat_id)) is not None:
-                break
-            if not waiting:
-                # Its holder may be a process known dead: then the lease is free at once.
-                if await self._free_dead_or_none():
-                    continue
-                logger.info("chat %s: another process is answering it; waiting for it", chat_id)
-                waiting = True
-            await asyncio.sleep(self.tick)
+        try:
+            while True:
+                # Expected before asking, so a letting go between the two is not missed.
+                let_go = self._expect(chat_id)
+                since = self._leases.now()
+                if (taken := await self._leases.take(chat_id)) is not None:
+                    break
+                if not waiting:
+                    # Its holder may be a process known dead: then the lease is free at once.
+                    if await self._free_dead_or_none():
+                        continue
+                    logger.info("chat %s: another process is answering it; waiting", chat_id)
+                    waiting = True
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.tick):
+                        await let_go.wait()
+        finally:
+            if self._wakeups is not None:
+                self._wakeups.forget(chat_id)
         self._expiry[chat_id] = since + self._leases.ttl
         return taken
 
-    async def _release_idle(self) -> None:
+    def _expect(self, chat_id: int) -> asyncio.Event:
+        """Return an event set once the chat's lease is let go (never, without wakeups)."""
+        return asyncio.Event() if self._wakeups is None else self._wakeups.expect(chat_id)
+
+    async def _release_idle(self, only: int | None = None) -> None:
         """Let go of the leases of chats whose turns are over; they stay held if that fails."""
-        chats = sorted(self._idle - self._releasing)
+        idle = self._idle if only is None else self._idle & {only}
+        chats = sorted(idle - self._releasing)
         if not chats:
             return
         self._releasing.update(chats)
         try:
-            await self._leases.release(*chats)
-            self._idle.difference_update(chats)
+            async with self._renewal:
+                try:
+                    await self._leases.release(*chats)
+                    self._idle.difference_update(chats)
+                finally:
+                    # Taken afresh next time, whether or not the release went through.
+                    for chat_id in chats:
+                        self._expiry.pop(chat_id, None)
+        except DATABASE_ERRORS:
+            if only is None:
+                raise
+            # A turn's own letting go: the tick lets go of it instead.
         finally:
-            # Taken afresh next time, whether or not the release went through.
-            for chat_id in chats:
-                self._expiry.pop(chat_id, None)
             self._releasing.difference_update(chats)
             released, self._released = self._released, asyncio.Event()
             released.set()
@@ -168,10 +203,14 @@ class LeaseKeeper:
 
     async def sweep(self) -> list[asyncio.Task[None]]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
+        if self._wakeups is not None:
+            await self._wakeups.listen()
         try:
             await self._release_idle()
-            since = self._leases.now()
-            renewed = await self._leases.renew()
+            async with self._renewal:
+                since = self._leases.now()
+                renewed = await self._leases.renew()
+                self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
             await self._free_dead()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
@@ -180,7 +219,6 @@ class LeaseKeeper:
             self._failing = True
             return []
         self._failing = False
-        self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
         if renewed:
             logger.debug("renewed %d lease(s)", len(renewed))
         if self.stopping:
@@ -228,3 +266,8 @@ class LeaseKeeper:
             return
         if count:
             logger.info("handed back %d unfinished turn(s) to the next process", count)
+
+    async def close(self) -> None:
+        """Stop listening for other processes' let-go leases."""
+        if self._wakeups is not None:
+            await self._wakeups.close()
