@@ -74,8 +74,8 @@ async def test_a_turn_waiting_for_another_process_starts_as_that_turn_ends(
         await second.close()
 
 
-async def lock_waits(engine) -> None:
-    """Wait until a statement on the test's database waits for a row lock."""
+async def lock_waits(engine, count: int) -> None:
+    """Wait until count statements on the test's database wait for locks."""
     waiting = text(
         "SELECT count(*) FROM pg_stat_activity"
         " WHERE datname = current_database() AND wait_event_type = 'Lock'"
@@ -83,16 +83,17 @@ async def lock_waits(engine) -> None:
     async with asyncio.timeout(15):
         while True:
             async with engine.connect() as connection:
-                if await connection.scalar(waiting):
+                if await connection.scalar(waiting) >= count:
                     return
             await asyncio.sleep(0.01)  # polled: nothing tells when a statement starts waiting
 
 
 async def test_a_renewal_racing_a_turns_letting_go_leaves_it_let_go(sessionmaker, engine, caplog):
-    # The renewal is held up inside the database (the lease's row locked by another
-    # transaction) while the turn ends and lets go; whichever finishes first, the keeper must
-    # not count the lease as its own afterwards, or its next turn would skip taking it while
-    # another process answers the chat.
+    # The tick's renewal is held up in the database (the lease's row locked by another
+    # transaction) while the turn ends and lets go, and the tick's next statements after the
+    # renewal are held up too (its process table locked), until the letting go is over. The
+    # keeper must not count the lease as its own afterwards, or its next turn would skip
+    # taking it while another process answers the chat.
     keeper = await web_process(sessionmaker, engine, "first:1:aaaa")
     other = TurnLeases(sessionmaker, TTL, "second:2:bbbb")
     try:
@@ -103,17 +104,24 @@ async def test_a_renewal_racing_a_turns_letting_go_leaves_it_let_go(sessionmaker
                 await ended.wait()
 
         answering = asyncio.create_task(turn())
-        async with engine.connect() as blocker:
+        async with engine.connect() as row, engine.connect() as table:
             await until(lambda: CHAT in keeper._expiry)
-            await blocker.execute(
+            await row.execute(
                 text("SELECT chat_id FROM turn_leases WHERE chat_id = :chat FOR UPDATE"),
                 {"chat": CHAT},
             )
             sweep = asyncio.create_task(keeper.sweep())
-            await lock_waits(engine)  # the renewal waits for the row
+            await lock_waits(engine, 1)  # the renewal waits for the row
+            # Granted once the renewal commits, before the tick reads the processes.
+            lock = text("LOCK TABLE bot_processes IN ACCESS EXCLUSIVE MODE")
+            locking = asyncio.create_task(table.execute(lock))
+            await lock_waits(engine, 2)
             ended.set()
             await until(lambda: CHAT in keeper._releasing)
-            await blocker.rollback()
+            await row.rollback()
+            await locking
+            await until(lambda: CHAT not in keeper._releasing)  # let go
+            await table.rollback()
         await asyncio.gather(answering, sweep)
         assert await other.take(CHAT) == Taken()  # let go
         started = asyncio.Event()
