@@ -58,8 +58,7 @@ class LeaseKeeper:
     processes share the chats (webhooks, queued set), a lease is let go as the turn ends
     unless more of the chat waits here, and a turn waiting for another process's lease is
     woken by its letting go (wakeups), so a chat handed between processes does not wait for
-    a tick. Letting go and renewing take turns (one lock): a renewal that ran before a lease
-    was let go must not leave it looking held.
+    a tick. A renewal that overlaps a letting go must not leave that lease looking held.
     """
 
     def __init__(
@@ -88,8 +87,8 @@ class LeaseKeeper:
         self._recovering: dict[int, asyncio.Task[None]] = {}
         self._failing = False
         self._wakeups = wakeups
-        # Held while leases are renewed or let go, so _expiry follows the database's order.
-        self._renewal = asyncio.Lock()
+        # Per renewal running: the chats let go meanwhile, which it must not count as held.
+        self._renewals: list[set[int]] = []
         # Set at shutdown: renew what is held, take on nothing new.
         self.stopping = False
         # Set where several processes share the chats: whether more of a chat's updates wait
@@ -165,20 +164,19 @@ class LeaseKeeper:
         if not chats:
             return
         self._releasing.update(chats)
+        for let_go in self._renewals:
+            let_go.update(chats)
         try:
-            async with self._renewal:
-                try:
-                    await self._leases.release(*chats)
-                    self._idle.difference_update(chats)
-                finally:
-                    # Taken afresh next time, whether or not the release went through.
-                    for chat_id in chats:
-                        self._expiry.pop(chat_id, None)
+            await self._leases.release(*chats)
+            self._idle.difference_update(chats)
         except DATABASE_ERRORS:
             if only is None:
                 raise
             # A turn's own letting go: the tick lets go of it instead.
         finally:
+            # Taken afresh next time, whether or not the release went through.
+            for chat_id in chats:
+                self._expiry.pop(chat_id, None)
             self._releasing.difference_update(chats)
             released, self._released = self._released, asyncio.Event()
             released.set()
@@ -207,10 +205,9 @@ class LeaseKeeper:
             await self._wakeups.listen()
         try:
             await self._release_idle()
-            async with self._renewal:
-                since = self._leases.now()
-                renewed = await self._leases.renew()
-                self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
+            since = self._leases.now()
+            renewed = await self._renew()
+            self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
             await self._free_dead()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
@@ -224,6 +221,18 @@ class LeaseKeeper:
         if self.stopping:
             return []
         return [self._recover_later(chat_id) for chat_id in sorted(found)]
+
+    async def _renew(self) -> set[int]:
+        """Renew this process's leases; return those held, less any let go meanwhile."""
+        # A lease let go during the renewal may be in what it renewed, and one let go just
+        # before may be popped from _expiry before the renewal's result is written there.
+        let_go = set(self._releasing)
+        self._renewals.append(let_go)
+        try:
+            renewed = await self._leases.renew()
+        finally:
+            self._renewals = [r for r in self._renewals if r is not let_go]
+        return set(renewed) - let_go
 
     def _recover_later(self, chat_id: int) -> asyncio.Task[None]:
         """Run the chat's lane once, which answers its left-over, unless that already runs."""
@@ -249,10 +258,22 @@ class LeaseKeeper:
         await asyncio.gather(*await self.sweep())
 
     async def run(self) -> None:
-        """Sweep every tick until cancelled."""
+        """Sweep every tick until cancelled; say when renewals come too far apart."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
         while True:
             await asyncio.sleep(self.tick)
+            started = loop.time()
             await self.sweep()
+            apart, last = loop.time() - last, loop.time()
+            # Past half a beat, other processes come close to taking this one for dead.
+            if apart > self._leases.beat.total_seconds() / 2:
+                logger.warning(
+                    "turn leases renewed %.1f s apart (the sweep took %.1f s): the machine "
+                    "or the database is slow",
+                    apart,
+                    last - started,
+                )
 
     async def hand_back(self) -> None:
         """Let go of the leases of finished turns; hand back the rest for the next process."""
