@@ -142,7 +142,7 @@ class LeaseKeeper:
                     # Its holder may be a process known dead: then the lease is free at once.
                     if await self._free_dead_or_none():
                         continue
-                    logger.info("chat %s: another process is answering it; waiting", chat_id)
+                    logger.info("chat %s: another process is answering it; waiting for it", chat_id)
                     waiting = True
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.tick):
