@@ -201,13 +201,12 @@ class LeaseKeeper:
 
     async def sweep(self) -> list[asyncio.Task[None]]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
-        if self._wakeups is not None:
-            await self._wakeups.listen()
         try:
-            await self._release_idle()
+            # Renewed first: on a starved machine the rest may take seconds.
             since = self._leases.now()
             renewed = await self._renew()
             self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
+            await self._release_idle()
             await self._free_dead()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
@@ -218,6 +217,8 @@ class LeaseKeeper:
         self._failing = False
         if renewed:
             logger.debug("renewed %d lease(s)", len(renewed))
+        if self._wakeups is not None:
+            await self._wakeups.listen()
         if self.stopping:
             return []
         return [self._recover_later(chat_id) for chat_id in sorted(found)]
