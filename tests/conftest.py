@@ -34,6 +34,7 @@ ENGINES = ("sqlite", "postgres")
 # them, so none is left running one alone at the end (see order_for_workers).
 SLOW_FILES = {
     "tests/test_migration_walk.py": 30,
+    "tests/test_scale_out.py": 25,
     "tests/perf/test_smoke.py": 20,
     "tests/evals/test_cases.py": 20,
     "tests/test_restarts.py": 15,

@@ -1,11 +1,12 @@
 """Turn leases: a chat's turn belongs to one process at a time, for as long as it renews.
 
 A process takes a chat's lease before it stores anything of a turn and gives it up once the
-turn is over (the keeper in bot.telegram.runtime.leases does so at its next tick, so a busy chat's
-next turn finds the lease still held). While it lives it renews its leases; at shutdown it
-hands back the ones it did not finish (holder NULL). A lease whose holder is gone (handed
-back, or not renewed in time) is a turn left unfinished: the next process to take it answers
-what was left first.
+turn is over (the keeper in bot.telegram.runtime.leases decides when). On Postgres, letting
+leases go notifies the channel turn_leases with each chat's id (bot.conversations.lease_wakeups
+wakes the turns other processes have waiting for them). While it lives it renews its leases;
+at shutdown it hands back the ones it did not finish (holder NULL). A lease whose holder is
+gone (handed back, or not renewed in time) is a turn left unfinished: the next process to
+take it answers what was left first.
 
 Each process also keeps a row of its own (bot_processes), renewed with its leases and
 expiring sooner than them: a process whose row expired, or that ran on this host and whose
@@ -20,7 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, literal_column, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Delete,
+    Text,
+    Update,
+    cast,
+    delete,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations.models import BotProcess, TurnLease
@@ -37,6 +50,8 @@ INCARNATION = {
 # How long a process's row lasts unless renewed (at most the lease time): a process silent
 # this long is taken for dead, so its ticks come at least four times as often.
 BEAT = timedelta(seconds=10)
+# The Postgres channel told the chat id of every lease let go.
+CHANNEL = "turn_leases"
 
 
 def holder_name() -> str:
@@ -51,6 +66,17 @@ class Taken:
     left_over: bool = False
     # The row predates a restore from a backup: its turn may have been answered since.
     restored: bool = False
+
+
+async def _let_go(connection: AsyncConnection, statement: Delete | Update) -> int:
+    """Run a statement letting leases go; on Postgres notify each chat in it; say how many."""
+    statement = statement.returning(TurnLease.chat_id)
+    if connection.dialect.name == "postgresql":
+        # One statement: the notices go out when, and only if, the letting go commits.
+        gone = statement.cte("let_go")
+        notify = select(func.pg_notify(CHANNEL, cast(gone.c.chat_id, Text))).select_from(gone)
+        return len((await connection.execute(notify)).all())
+    return len((await connection.execute(statement)).all())
 
 
 def _incarnation(connection: AsyncConnection) -> ColumnElement[int]:
@@ -175,10 +201,11 @@ class TurnLeases:
         dead = or_(BotProcess.holder.in_(here), BotProcess.expires_at <= now)
         still_dead = select(BotProcess.holder).where(BotProcess.holder.in_(gone), dead)
         async with self._sessionmaker.begin() as session:
-            await session.execute(
+            await _let_go(
+                await session.connection(),
                 update(TurnLease)
                 .where(TurnLease.holder.in_(still_dead))
-                .values(holder=None, expires_at=now)
+                .values(holder=None, expires_at=now),
             )
             freed = await session.execute(
                 delete(BotProcess)
@@ -190,22 +217,24 @@ class TurnLeases:
     async def release(self, *chat_ids: int) -> None:
         """Give up the chats' leases: their turns are over."""
         async with self._sessionmaker.begin() as session:
-            await session.execute(
+            await _let_go(
+                await session.connection(),
                 delete(TurnLease).where(
                     TurnLease.chat_id.in_(chat_ids), TurnLease.holder == self.holder
-                )
+                ),
             )
 
     async def hand_back(self) -> int:
         """Let go of every lease still held, so another process answers them now; say how many."""
         async with self._sessionmaker.begin() as session:
-            result = await session.execute(
+            count = await _let_go(
+                await session.connection(),
                 update(TurnLease)
                 .where(TurnLease.holder == self.holder)
-                .values(holder=None, expires_at=self._clock())
+                .values(holder=None, expires_at=self._clock()),
             )
             await session.execute(delete(BotProcess).where(BotProcess.holder == self.holder))
-            return affected(result)
+            return count
 
     async def left_over(self) -> list[int]:
         """Return the chats whose lease's holder is gone: handed back or not renewed in time."""

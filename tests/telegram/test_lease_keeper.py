@@ -165,8 +165,7 @@ async def test_a_turn_that_starts_while_the_tick_lets_its_lease_go_takes_it_afre
     async with keeper.hold(CHAT):
         pass
     sweep = asyncio.create_task(keeper.sweep())
-    await asyncio.sleep(0)  # the release is under way
-    assert keeper._releasing == {CHAT}
+    await until(lambda: CHAT in keeper._releasing)  # the release is under way, after renewing
     async with keeper.hold(CHAT):
         # Held in the database, not only in this process's memory.
         assert await other.take(CHAT) is None

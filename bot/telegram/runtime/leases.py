@@ -12,6 +12,7 @@ from datetime import datetime
 
 from telegram import Update
 
+from bot.conversations.lease_wakeups import LeaseWakeups
 from bot.conversations.leases import Taken, TurnLeases
 from bot.telegram.runtime.outage import DATABASE_ERRORS  # logged; the next tick tries again
 
@@ -51,10 +52,13 @@ def _never(chat_id: int) -> bool:
 class LeaseKeeper:
     """This process's chat leases: taken per turn, renewed every tick, handed back at the end.
 
-    A lease is let go at the first tick after its chat's turn ends, not at once: a busy chat's
-    next update, while the lease is surely still this process's, takes it without a statement
-    (two statements and two commits less per update). Another process that wants the chat
-    waits for that tick, as it waits for a turn in progress.
+    With one process (polling) a lease is let go at the first tick after its chat's turn ends:
+    a busy chat's next update, while the lease is surely still this process's, takes it
+    without a statement (two statements and two commits less per update). Where several
+    processes share the chats (webhooks, queued set), a lease is let go as the turn ends
+    unless more of the chat waits here, and a turn waiting for another process's lease is
+    woken by its letting go (wakeups), so a chat handed between processes does not wait for
+    a tick. A renewal that overlaps a letting go must not leave that lease looking held.
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class LeaseKeeper:
         *,
         keep: Callable[[int], bool] = _never,
         tick: float | None = None,
+        wakeups: LeaseWakeups | None = None,
     ):
         self._leases = leases
         self._recover = recover
@@ -81,8 +86,14 @@ class LeaseKeeper:
         self._owed: set[int] = set()  # taken with a left-over not answered yet
         self._recovering: dict[int, asyncio.Task[None]] = {}
         self._failing = False
+        self._wakeups = wakeups
+        # Per renewal running: the chats let go meanwhile, which it must not count as held.
+        self._renewals: list[set[int]] = []
         # Set at shutdown: renew what is held, take on nothing new.
         self.stopping = False
+        # Set where several processes share the chats: whether more of a chat's updates wait
+        # here behind its turn; if not, its lease is let go as the turn ends.
+        self.queued: Callable[[int], bool] | None = None
 
     @contextlib.asynccontextmanager
     async def hold(self, chat_id: int) -> AsyncIterator[None]:
@@ -103,6 +114,9 @@ class LeaseKeeper:
         finally:
             if not cancelled and not self._keep(chat_id):
                 self._idle.add(chat_id)
+                if self.queued is not None and not self.queued(chat_id):
+                    # Another process may have the chat's next update: let go now.
+                    await self._release_idle(chat_id)
 
     def _surely_held(self, chat_id: int) -> bool:
         """Tell whether the chat's lease is this process's for at least half a lease time."""
@@ -117,29 +131,48 @@ class LeaseKeeper:
         if self._surely_held(chat_id):
             return Taken()
         waiting = False
-        while True:
-            since = self._leases.now()
-            if (taken := await self._leases.take(chat_id)) is not None:
-                break
-            if not waiting:
-                # Its holder may be a process known dead: then the lease is free at once.
-                if await self._free_dead_or_none():
-                    continue
-                logger.info("chat %s: another process is answering it; waiting for it", chat_id)
-                waiting = True
-            await asyncio.sleep(self.tick)
+        try:
+            while True:
+                # Expected before asking, so a letting go between the two is not missed.
+                let_go = self._expect(chat_id)
+                since = self._leases.now()
+                if (taken := await self._leases.take(chat_id)) is not None:
+                    break
+                if not waiting:
+                    # Its holder may be a process known dead: then the lease is free at once.
+                    if await self._free_dead_or_none():
+                        continue
+                    logger.info("chat %s: another process is answering it; waiting for it", chat_id)
+                    waiting = True
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.tick):
+                        await let_go.wait()
+        finally:
+            if self._wakeups is not None:
+                self._wakeups.forget(chat_id)
         self._expiry[chat_id] = since + self._leases.ttl
         return taken
 
-    async def _release_idle(self) -> None:
+    def _expect(self, chat_id: int) -> asyncio.Event:
+        """Return an event set once the chat's lease is let go (never, without wakeups)."""
+        return asyncio.Event() if self._wakeups is None else self._wakeups.expect(chat_id)
+
+    async def _release_idle(self, only: int | None = None) -> None:
         """Let go of the leases of chats whose turns are over; they stay held if that fails."""
-        chats = sorted(self._idle - self._releasing)
+        idle = self._idle if only is None else self._idle & {only}
+        chats = sorted(idle - self._releasing)
         if not chats:
             return
         self._releasing.update(chats)
+        for let_go in self._renewals:
+            let_go.update(chats)
         try:
             await self._leases.release(*chats)
             self._idle.difference_update(chats)
+        except DATABASE_ERRORS:
+            if only is None:
+                raise
+            # A turn's own letting go: the tick lets go of it instead.
         finally:
             # Taken afresh next time, whether or not the release went through.
             for chat_id in chats:
@@ -169,9 +202,11 @@ class LeaseKeeper:
     async def sweep(self) -> list[asyncio.Task[None]]:
         """Renew this process's leases, let go of idle ones, and answer what gone ones left."""
         try:
-            await self._release_idle()
+            # Renewed first: on a starved machine the rest may take seconds.
             since = self._leases.now()
-            renewed = await self._leases.renew()
+            renewed = await self._renew()
+            self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
+            await self._release_idle()
             await self._free_dead()
             found = set(await self._leases.left_over()) | self._owed
         except DATABASE_ERRORS as error:
@@ -180,12 +215,25 @@ class LeaseKeeper:
             self._failing = True
             return []
         self._failing = False
-        self._expiry = dict.fromkeys(renewed, since + self._leases.ttl)
         if renewed:
             logger.debug("renewed %d lease(s)", len(renewed))
+        if self._wakeups is not None:
+            await self._wakeups.listen()
         if self.stopping:
             return []
         return [self._recover_later(chat_id) for chat_id in sorted(found)]
+
+    async def _renew(self) -> set[int]:
+        """Renew this process's leases; return those held, less any let go meanwhile."""
+        # A lease let go during the renewal may be in what it renewed, and one let go just
+        # before may be popped from _expiry before the renewal's result is written there.
+        let_go = set(self._releasing)
+        self._renewals.append(let_go)
+        try:
+            renewed = await self._leases.renew()
+        finally:
+            self._renewals = [r for r in self._renewals if r is not let_go]
+        return set(renewed) - let_go
 
     def _recover_later(self, chat_id: int) -> asyncio.Task[None]:
         """Run the chat's lane once, which answers its left-over, unless that already runs."""
@@ -211,10 +259,22 @@ class LeaseKeeper:
         await asyncio.gather(*await self.sweep())
 
     async def run(self) -> None:
-        """Sweep every tick until cancelled."""
+        """Sweep every tick until cancelled; say when renewals come too far apart."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
         while True:
             await asyncio.sleep(self.tick)
+            started = loop.time()
             await self.sweep()
+            apart, last = loop.time() - last, loop.time()
+            # Past half a beat, other processes come close to taking this one for dead.
+            if apart > self._leases.beat.total_seconds() / 2:
+                logger.warning(
+                    "turn leases renewed %.1f s apart (the sweep took %.1f s): the machine "
+                    "or the database is slow",
+                    apart,
+                    last - started,
+                )
 
     async def hand_back(self) -> None:
         """Let go of the leases of finished turns; hand back the rest for the next process."""
@@ -228,3 +288,8 @@ class LeaseKeeper:
             return
         if count:
             logger.info("handed back %d unfinished turn(s) to the next process", count)
+
+    async def close(self) -> None:
+        """Stop listening for other processes' let-go leases."""
+        if self._wakeups is not None:
+            await self._wakeups.close()

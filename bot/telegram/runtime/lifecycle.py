@@ -9,6 +9,7 @@ from functools import partial
 from telegram.error import TelegramError
 
 from bot.conversations.job_claims import JobName
+from bot.conversations.lease_wakeups import LeaseWakeups
 from bot.conversations.leases import Taken
 from bot.conversations.snapshot import Unanswered
 from bot.telegram.chat.delivery import deliver_answer
@@ -73,10 +74,15 @@ def start_leases(application: BotApplication) -> LeaseKeeper:
     data = application.bot_data
     processor = lanes(application)
     keeper = LeaseKeeper(
-        data.services.leases, partial(answer_left_over, application), keep=data.albums.pending
+        data.services.leases,
+        partial(answer_left_over, application),
+        keep=data.albums.pending,
+        wakeups=LeaseWakeups(data.services.engine),
     )
     keeper.schedule = lambda chat_id: processor.run_exclusive(chat_id, asyncio.sleep(0))
     processor.gate = keeper
+    if data.services.settings.webhook_url is not None:
+        keeper.queued = processor.queued  # several web processes may share a chat
     processor.ungated = needs_no_turn
     data.leases = keeper
     data.recovery = asyncio.create_task(keeper.first_sweep())
@@ -93,6 +99,7 @@ async def stop_leases(application: BotApplication) -> None:
         await asyncio.wait({data.lease_loop})
     if data.leases is not None:
         await data.leases.hand_back()
+        await data.leases.close()
 
 
 async def forget_old_conversations(context: BotContext) -> None:

@@ -97,6 +97,10 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         """Return the tasks of the updates and turns queued or running."""
         return set(self._running)
 
+    def queued(self, key: int) -> bool:
+        """Tell whether more of the chat's updates wait behind the one in its turn."""
+        return self._holders.get(key, 0) > 1
+
     @property
     def active_chats(self) -> int:
         """Return how many chats have updates queued or running."""
