@@ -23,7 +23,7 @@ from bot.conversations.content import turn_words
 from bot.conversations.hit_context import with_context
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
-from memory.search_rank import CANDIDATES, counts, ranked_statement, walk_is_cheaper
+from memory.search_rank import CANDIDATES, candidates_way, counts, ranked_statement
 from memory.search_terms import (
     excerpt,
     excerpt_found,
@@ -144,8 +144,8 @@ async def _matching_ids(
         found = await counts(session, owner_id, terms)
         if not any(found[1:]):
             return []
-        walk = await walk_is_cheaper(session, owner_id, terms, found)
-        statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT, walk)
+        way = await candidates_way(session, owner_id, terms, found)
+        statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT, way)
         parameters.update(ranked)
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]
 
