@@ -47,16 +47,25 @@ _NOT_IN_CONTEXT = (
     "AND (turns.conversation_id <> :skip OR turns.id <= (SELECT summary_through_turn_id "
     "FROM conversations WHERE conversations.id = :skip)) "
 )
+# The same on SQLite as a list of the conversation's turns its index finds: the ranked
+# statement then checks each candidate's owner in the owner's index alone, never its row.
+_SQLITE_NOT_IN_CONTEXT = (
+    "AND turns.id NOT IN (SELECT id FROM conversation_turns WHERE conversation_id = :skip "
+    "AND id > coalesce((SELECT summary_through_turn_id FROM conversations "
+    "WHERE conversations.id = :skip), 0)) "
+)
 # Best first: FTS5's bm25() (lower is better), the newer turn first among equals. Only the
 # newest CANDIDATES matches are ranked (FTS5 reads them newest first and stops there): a
-# common word in tens of thousands of turns would otherwise cost a score for each.
+# common word in tens of thousands of turns would otherwise cost a score for each. Their
+# owner is looked up in the owner's index (id and owner only): reading 1,000 turns' rows
+# for it cost 1 to 7 ms at 100,000.
 _SQLITE_RANKED = (
     "SELECT turns.id FROM (SELECT rowid, bm25(conversation_search) AS score "
     "FROM conversation_search WHERE conversation_search MATCH :query "
     "ORDER BY rowid DESC LIMIT :candidates) AS found "
-    "JOIN conversation_turns AS turns ON turns.id = found.rowid "
-    f"WHERE turns.owner_id = :owner {_NOT_IN_CONTEXT}"
-    "ORDER BY found.score, turns.id DESC LIMIT :limit"
+    "JOIN conversation_turns AS turns INDEXED BY ix_conversation_turns_owner "
+    "ON turns.owner_id = :owner AND turns.id = found.rowid "
+    f"{_SQLITE_NOT_IN_CONTEXT}ORDER BY found.score, turns.id DESC LIMIT :limit"
 )
 # CROSS JOIN keeps the index the outer loop: matches newest first, each turn by its key.
 _SQLITE_NEWEST = (
