@@ -56,6 +56,7 @@ async def counts(
     terms: Sequence[Term],
     owned: tuple[str, str] = ("conversation_turns", ""),
     searched: tuple[str, str] = ("conversation_turns", "search_document"),
+    sampled: dict[Term, int] | None = None,
 ) -> list[int]:
     """Return the owner's row count (bounded, kept a while) and each term's match count (bounded).
 
@@ -65,15 +66,17 @@ async def counts(
     listing all of them (50,000 for a common prefix: tens of ms). So for an owner of more
     than SAMPLE turns, the words are first counted among the owner's newest SAMPLE turns
     (one read of the owner's index), and a word that many would put past the bound there
-    is taken as common, uncounted.
+    is taken as common, uncounted; sampled, if given, gets each term's hits there.
     """
     total = await owner_size(session, owner_id, owned)
     found = [0] * len(terms)
     to_count = list(range(len(terms)))
     if total > SAMPLE and searched[0] == "conversation_turns":
-        sampled = await _sampled(session, owner_id, terms)
+        hits_of = await _sampled(session, owner_id, terms)
+        if sampled is not None:
+            sampled.update(zip(terms, hits_of, strict=True))
         common = COUNT_BOUND * SAMPLE / total  # sample hits that put a word past the bound
-        for index, hits in enumerate(sampled):
+        for index, hits in enumerate(hits_of):
             if hits >= common:
                 found[index] = COUNT_BOUND
         to_count = [index for index in to_count if not found[index]]
@@ -173,7 +176,11 @@ class Way:
 
 
 async def candidates_way(
-    session: AsyncSession, owner_id: int, terms: Sequence[Term], found: Sequence[int]
+    session: AsyncSession,
+    owner_id: int,
+    terms: Sequence[Term],
+    found: Sequence[int],
+    sampled: dict[Term, int] | None = None,
 ) -> Way:
     """Tell how to find the candidates reading the fewest turns.
 
@@ -182,18 +189,23 @@ async def candidates_way(
     COUNT_BOUND turns can make either costly, so only then is its share among the newest
     SAMPLE turns read: if walking is not the cheaper, the word index is combined with the
     owner's newest turns that should hold CANDIDATES matches (reach), a bitmap of index
-    entries, so only about CANDIDATES turns are read, not every match.
+    entries, so only about CANDIDATES turns are read, not every match. sampled: the
+    terms' hits among the newest SAMPLE turns, if counts has read them.
     """
     chosen = chosen_terms(terms, found)
     if max(found[1 + list(terms).index(term)] for term in chosen) < COUNT_BOUND:
         return Way()
-    sampled = (
+    statement = (
         "SELECT count(*) FILTER (WHERE search_document @@ to_tsquery('simple', :query)) "
         "FROM (SELECT search_document FROM conversation_turns WHERE owner_id BETWEEN :owner "
         "AND :owner ORDER BY owner_id DESC, id DESC LIMIT :sample) AS newest"
     )
-    parameters = {"query": tsquery(owner_id, chosen), "owner": owner_id, "sample": SAMPLE}
-    hits = int((await session.execute(text(sampled), parameters)).scalar_one())
+    if sampled and len(chosen) == 1 and chosen[0] in sampled:
+        # (A word in COUNT_BOUND turns or more is the only one chosen.)
+        hits = sampled[chosen[0]]
+    else:
+        parameters = {"query": tsquery(owner_id, chosen), "owner": owner_id, "sample": SAMPLE}
+        hits = int((await session.execute(text(statement), parameters)).scalar_one())
     # Walked turns sit together, in the order they were written; found ones each on a page.
     # The owner's size is bounded, so an owner past it may be found the index's way when
     # walking would have read fewer pages.

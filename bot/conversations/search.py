@@ -25,6 +25,7 @@ from bot.conversations.models import Conversation, Turn
 from bot.conversations.said_by import said_by_of, split_words, who_said
 from memory.search_rank import CANDIDATES, candidates_way, counts, ranked_statement
 from memory.search_terms import (
+    Term,
     excerpt,
     excerpt_found,
     fts5_query,
@@ -150,10 +151,11 @@ async def _matching_ids(
         # A sequential scan for a word's first 1,000 matches starts wherever another scan of
         # the table is (synchronised scans), and may read most of the table before them.
         await session.execute(text("SET LOCAL enable_seqscan = off"))
-        found = await counts(session, owner_id, terms)
+        sampled: dict[Term, int] = {}
+        found = await counts(session, owner_id, terms, sampled=sampled)
         if not any(found[1:]):
             return []
-        way = await candidates_way(session, owner_id, terms, found)
+        way = await candidates_way(session, owner_id, terms, found, sampled)
         statement, ranked = ranked_statement(owner_id, terms, found, _NOT_IN_CONTEXT, way)
         parameters.update(ranked)
     return [turn_id for (turn_id,) in await session.execute(text(statement), parameters)]

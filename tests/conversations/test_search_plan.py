@@ -183,3 +183,26 @@ async def test_a_common_word_is_found_among_the_owners_newest_turns_through_both
         window = set(list(newest)[:-1])
         near = await _ranked(session, Way(reach=300), query="heating")
     assert near and set(near) <= window, near
+
+
+async def test_the_owners_newest_turns_are_read_once_for_a_common_word(postgres, sessionmaker):
+    """Counting the words and choosing the way read the same 1,000 newest turns twice."""
+    texts = [f"The heating is on in room {n}" for n in range(1000)]
+    texts += [
+        f"The heating is off in flat {n}" if n % 10 == 0 else f"A walk {n}" for n in range(1000)
+    ]
+    await _bulk(sessionmaker, texts)
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(postgres.sync_engine, "before_cursor_execute", record)
+    try:
+        hits = await ConversationSearch(sessionmaker).search(OWNER, "heating", 10)
+    finally:
+        event.remove(postgres.sync_engine, "before_cursor_execute", record)
+    assert len(hits) == 10 and all("heating is off" in hit.excerpt for hit in hits), hits
+    newest = [s for s in statements if "AS newest" in s]
+    assert len(newest) == 1, newest
+    assert any("OFFSET" in s for s in statements), statements  # the reach's floor was used
