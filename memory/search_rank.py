@@ -38,6 +38,8 @@ WALK_ADVANTAGE = 2
 # The owner's newest turns searched for a common word's candidates, as a multiple of those
 # that should hold CANDIDATES matches at the word's share among the newest SAMPLE.
 REACH_MARGIN = 1.25
+# Past this many of the owner's newest turns, their bitmap costs more than the matches' pages.
+REACH_BOUND = 50000
 # How long an owner's count is used before it is counted again: it is only the IDF's N.
 OWNER_SIZE_SECONDS = 300.0
 # Per database, per table and owner: the bounded count and when it was taken.
@@ -212,9 +214,14 @@ async def candidates_way(
     walked = CANDIDATES * SAMPLE / max(hits, 1)
     if walked <= WALK_ADVANTAGE * max(COUNT_BOUND, hits * found[0] / SAMPLE):
         return Way(walk=True)
-    if not hits:  # its matches are older than the sample: how far back is not known
+    reach = math.ceil(walked * REACH_MARGIN)
+    # Not when its matches are older than the sample (how far back is not known), nor when
+    # the owner's index would be read whole: a bitmap of all the owner's turns costs more
+    # than it saves (the owner's size is known when under OWNER_BOUND).
+    whole = found[0] < OWNER_BOUND and reach >= found[0]
+    if not hits or whole or reach > REACH_BOUND:
         return Way()
-    return Way(reach=math.ceil(walked * REACH_MARGIN))
+    return Way(reach=reach)
 
 
 def ranked_statement(
