@@ -197,17 +197,11 @@ async def candidates_way(
     chosen = chosen_terms(terms, found)
     if max(found[1 + list(terms).index(term)] for term in chosen) < COUNT_BOUND:
         return Way()
-    statement = (
-        "SELECT count(*) FILTER (WHERE search_document @@ to_tsquery('simple', :query)) "
-        "FROM (SELECT search_document FROM conversation_turns WHERE owner_id BETWEEN :owner "
-        "AND :owner ORDER BY owner_id DESC, id DESC LIMIT :sample) AS newest"
-    )
     if sampled and len(chosen) == 1 and chosen[0] in sampled:
         # (A word in COUNT_BOUND turns or more is the only one chosen.)
         hits = sampled[chosen[0]]
     else:
-        parameters = {"query": tsquery(owner_id, chosen), "owner": owner_id, "sample": SAMPLE}
-        hits = int((await session.execute(text(statement), parameters)).scalar_one())
+        hits = await _newest_hits(session, owner_id, chosen)
     # Walked turns sit together, in the order they were written; found ones each on a page.
     # The owner's size is bounded, so an owner past it may be found the index's way when
     # walking would have read fewer pages.
@@ -224,6 +218,17 @@ async def candidates_way(
     return Way(reach=reach)
 
 
+async def _newest_hits(session: AsyncSession, owner_id: int, chosen: Sequence[Term]) -> int:
+    """Return how many of the owner's newest SAMPLE turns match any of the chosen terms."""
+    statement = (
+        "SELECT count(*) FILTER (WHERE search_document @@ to_tsquery('simple', :query)) "
+        "FROM (SELECT search_document FROM conversation_turns WHERE owner_id BETWEEN :owner "
+        "AND :owner ORDER BY owner_id DESC, id DESC LIMIT :sample) AS newest"
+    )
+    parameters = {"query": tsquery(owner_id, list(chosen)), "owner": owner_id, "sample": SAMPLE}
+    return int((await session.execute(text(statement), parameters)).scalar_one())
+
+
 def ranked_statement(
     owner_id: int,
     terms: Sequence[Term],
@@ -234,43 +239,47 @@ def ranked_statement(
     """Return SQL and parameters ranking the owner's matching turns, best first.
 
     The candidates are the newest CANDIDATES matches of the chosen terms, so a word in
-    thousands of the owner's turns never costs a rank for each; a walk reads them newest
-    first through the owner's index, else the word index finds the matches (among way's
-    reach of the owner's newest turns, if any) and they are sorted.
+    thousands of the owner's turns never costs a rank for each.
     """
     # Normalisation 1: divided by 1 + log(length), as BM25 favours the shorter turn.
     score, parameters = weighted_rank(owner_id, terms, found, "ts_rank(search_document, {q}, 1)")
     parameters["candidates"] = tsquery(owner_id, chosen_terms(terms, found))
     parameters["bound"] = CANDIDATES
-    matching = "search_document @@ to_tsquery('simple', :candidates)"
-    # The words are their owner's, so the owner's index narrows nothing the word index found;
-    # the planner, not knowing it, would combine the two (a bitmap of all the owner's turns).
-    # Each form keeps the other index out: "+ 0" and "IS TRUE" are not indexable.
-    if way.walk:
-        where, order = (
-            f"owner_id BETWEEN :owner AND :owner AND ({matching}) IS TRUE",
-            "owner_id DESC, id DESC",
-        )
-    elif way.reach is not None:
-        # Both indexes, on purpose: the owner's newest reach turns are a bitmap of index
-        # entries, and only the turns in both are read. The floor is found by an index-only
-        # read of reach entries; a row comparison, so the primary key (every owner's turns
-        # past the floor) is no candidate.
-        floor = (
-            "coalesce((SELECT id FROM conversation_turns WHERE owner_id BETWEEN :owner AND "
-            ":owner ORDER BY owner_id DESC, id DESC OFFSET :reach LIMIT 1), 0)"
-        )
-        newest = f"(owner_id, id) >= (:owner, {floor}) AND owner_id <= :owner"
-        where, order = f"{newest} AND {matching}", "id + 0 DESC"
+    where, order = _candidates_where(way, "search_document @@ to_tsquery('simple', :candidates)")
+    if way.reach is not None:
         parameters["reach"] = way.reach
-    else:
-        where, order = f"owner_id + 0 = :owner AND {matching}", "id + 0 DESC"
     statement = (
         "SELECT id FROM (SELECT id, search_document FROM conversation_turns AS turns "
         f"WHERE {where} {not_in_context}ORDER BY {order} LIMIT :bound) AS ranked "
         f"ORDER BY {score} DESC, id DESC LIMIT :limit"
     )
     return statement, parameters
+
+
+def _candidates_where(way: Way, matching: str) -> tuple[str, str]:
+    """Return the condition and order finding the candidates the way given.
+
+    A walk reads them newest first through the owner's index, else the word index finds the
+    matches (among the reach of the owner's newest turns, if any) and they are sorted.
+    """
+    # The words are their owner's, so the owner's index narrows nothing the word index found;
+    # the planner, not knowing it, would combine the two (a bitmap of all the owner's turns).
+    # Each form keeps the other index out: "+ 0" and "IS TRUE" are not indexable.
+    if way.walk:
+        walk = f"owner_id BETWEEN :owner AND :owner AND ({matching}) IS TRUE"
+        return walk, "owner_id DESC, id DESC"
+    if way.reach is None:
+        return f"owner_id + 0 = :owner AND {matching}", "id + 0 DESC"
+    # Both indexes, on purpose: the owner's newest reach turns are a bitmap of index entries,
+    # and only the turns in both are read. The floor is found by an index-only read of reach
+    # entries; a row comparison, so the primary key (every owner's turns past the floor) is
+    # no candidate.
+    floor = (
+        "coalesce((SELECT id FROM conversation_turns WHERE owner_id BETWEEN :owner AND "
+        ":owner ORDER BY owner_id DESC, id DESC OFFSET :reach LIMIT 1), 0)"
+    )
+    newest = f"(owner_id, id) >= (:owner, {floor}) AND owner_id <= :owner"
+    return f"{newest} AND {matching}", "id + 0 DESC"
 
 
 def ranked_among(
