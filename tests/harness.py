@@ -89,7 +89,8 @@ class BotHarness:
         assert app.updater is not None  # build_application keeps PTB's Updater
         # A group's Stop shows only where a test asks for it (test_group_stop.py): a slow answer
         # on a loaded machine must not add a "Working on it…" to another test's group.
-        app.bot_data.services.drafts.groups.delay = GROUP_STOP_SECONDS
+        if services := getattr(app.bot_data, "services", None):  # not a reference's bare PTB
+            services.drafts.groups.delay = GROUP_STOP_SECONDS
         await app.initialize()
         if app.post_init:
             await app.post_init(app)

@@ -10,10 +10,10 @@ its next tick. A notice only hastens what the tick does anyway: a process that m
 
 import asyncio
 import contextlib
+import functools
 import logging
 from typing import Any
 
-import asyncpg
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -21,14 +21,14 @@ from bot.conversations.leases import CHANNEL
 
 logger = logging.getLogger(__name__)
 
-# The listening connection could not be had or was lost: the ticks try again.
-LISTEN_ERRORS = (
-    SQLAlchemyError,
-    OSError,
-    TimeoutError,
-    asyncpg.PostgresError,
-    asyncpg.InterfaceError,
-)
+
+@functools.cache
+def listen_errors() -> tuple[type[BaseException], ...]:
+    """Return the errors of a listening connection not had or lost: the ticks try again."""
+    # Only Postgres listens: a bot on SQLite never loads the Postgres driver.
+    import asyncpg
+
+    return (SQLAlchemyError, OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 class LeaseWakeups:
@@ -65,7 +65,7 @@ class LeaseWakeups:
             self._driver = (await self._connection.get_raw_connection()).driver_connection
             await self._driver.add_listener(CHANNEL, self._notified)
             self._driver.add_termination_listener(self._terminated)
-        except LISTEN_ERRORS as error:
+        except listen_errors() as error:
             if not self._lost:  # once per outage: the ticks try again
                 logger.info("not woken by let-go turn leases yet (ticks instead): %s", error)
             self._lost = True
@@ -103,9 +103,9 @@ class LeaseWakeups:
                 await driver.remove_listener(CHANNEL, self._notified)
                 await connection.close()
                 return
-        except LISTEN_ERRORS as error:
+        except listen_errors() as error:
             logger.info("could not stop listening cleanly: %s", error)
         # Dropped, not pooled: it may still be listening, or be broken.
-        with contextlib.suppress(*LISTEN_ERRORS):
+        with contextlib.suppress(*listen_errors()):
             await connection.invalidate()
             await connection.close()
