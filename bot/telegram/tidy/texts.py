@@ -1,5 +1,7 @@
 """What the bot says about tidy passes, imports and their batches (HTML)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 
 from bot.telegram.format.rich import escape_markdown
@@ -53,20 +55,36 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _line_body(line: BatchLine, width: int) -> str:
+@dataclass(frozen=True)
+class _Markup:
+    """How a plan's line is written: in HTML (a message) or Markdown (a Rich Message)."""
+
+    escape: Callable[[str], str]
+    italic: str  # a format string for {text}
+    code: str
+
+
+_HTML = _Markup(escape, "<i>{text}</i>", "<code>{text}</code>")
+_MARKDOWN = _Markup(escape_markdown, "*{text}*", "`{text}`")
+
+
+def _line_body(line: BatchLine, width: int, markup: _Markup = _HTML) -> str:
     """Render what one line of a plan does."""
-    content = escape(_short(line.content or "", width))
+    content = markup.escape(_short(line.content or "", width))
     if isinstance(line, ImportLine):
-        subject = f" <i>({escape(line.subject)})</i>" if line.subject else ""
-        return f"Save '{content}'{subject}"
-    ids = " + ".join(f"<code>[{i}]</code>" for i in [line.memory_id, *line.merged_ids] if i)
+        if not line.subject:
+            return f"Save '{content}'"
+        return f"Save '{content}' " + markup.italic.format(text=f"({markup.escape(line.subject)})")
+    ids = " + ".join(
+        markup.code.format(text=f"[{i}]") for i in [line.memory_id, *line.merged_ids] if i
+    )
     match line.action:
         case TidyAction.MERGE:
             return f"Merge {ids} → '{content}'"
         case TidyAction.UPDATE:
             return f"Update {ids} → '{content}'"
         case TidyAction.ARCHIVE:
-            old = escape(_short(line.texts[line.memory_id], width))
+            old = markup.escape(_short(line.texts[line.memory_id], width))
             return f"Archive {ids} '{old}'"
 
 
@@ -85,23 +103,6 @@ def plan_text(batch: Batch, width: int) -> str:
     return "\n".join([head, "", *lines])
 
 
-def _markdown_body(line: BatchLine, width: int) -> str:
-    """Render what one line of a plan does, in Markdown (as _line_body does in HTML)."""
-    content = escape_markdown(_short(line.content or "", width))
-    if isinstance(line, ImportLine):
-        subject = f" *({escape_markdown(line.subject)})*" if line.subject else ""
-        return f"Save '{content}'{subject}"
-    ids = " + ".join(f"`[{i}]`" for i in [line.memory_id, *line.merged_ids] if i)
-    match line.action:
-        case TidyAction.MERGE:
-            return f"Merge {ids} → '{content}'"
-        case TidyAction.UPDATE:
-            return f"Update {ids} → '{content}'"
-        case TidyAction.ARCHIVE:
-            old = escape_markdown(_short(line.texts[line.memory_id], width))
-            return f"Archive {ids} '{old}'"
-
-
 def plan_markdown(batch: Batch, width: int) -> str:
     """Render a plan as a Rich Message's Markdown: its head, then a numbered list item a line."""
     head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
@@ -109,7 +110,7 @@ def plan_markdown(batch: Batch, width: int) -> str:
     for number, line in enumerate(batch.lines, 1):
         reason = escape_markdown(_short(line.reason, width + 20))
         skipped = "(skipped) " if line.skip else ""
-        lines.append(f"{number}. {skipped}{_markdown_body(line, width)} — {reason}")
+        lines.append(f"{number}. {skipped}{_line_body(line, width, _MARKDOWN)} — {reason}")
     return "\n".join([f"**{head}**", "", *lines])
 
 
