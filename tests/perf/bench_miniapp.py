@@ -28,7 +28,6 @@ from tests.webapp.support import OWNER, App, auth, init_data, running_app
 MEMORIES = 1000
 FIRST_VIEW_TARGET = 0.300
 API_TARGET = 0.050
-API_CALLS = 200  # per endpoint
 ENDPOINTS = ("memories", "search?q=dentist", "reminders", "batches")
 CHANGED = "memories after a change"  # each call after an untimed pin or unpin
 REFERENCE = "reference: the same bytes from a bare aiohttp handler"
@@ -36,11 +35,13 @@ TELEGRAM_JS = "https://telegram.org/js/telegram-web-app.js"
 GZIP = {"Accept-Encoding": "gzip"}
 
 
-async def _times(url: str, headers: dict[str, str], before: Callable[[], Awaitable[Any]]):
-    """Time API_CALLS sequential GETs of url over loopback, each after an untimed before()."""
+async def _times(
+    url: str, headers: dict[str, str], before: Callable[[], Awaitable[Any]], calls: int
+) -> list[float]:
+    """Time sequential GETs of url over loopback, each after an untimed before()."""
     times = []
     async with aiohttp.ClientSession() as session:
-        for _ in range(API_CALLS):
+        for _ in range(calls):
             await before()
             started = time.perf_counter()
             async with session.get(url, headers=headers) as response:
@@ -54,17 +55,19 @@ async def _nothing() -> None:
     return None
 
 
-async def _api(app: App) -> dict[str, list[float]]:
+async def _api(app: App, calls: int) -> dict[str, list[float]]:
     """Time each endpoint, and the list after each of its owner's changes (not kept)."""
     headers = {**auth(OWNER), **GZIP}
-    timed = {path: await _times(f"{app.url}/api/{path}", headers, _nothing) for path in ENDPOINTS}
+    timed = {
+        path: await _times(f"{app.url}/api/{path}", headers, _nothing, calls) for path in ENDPOINTS
+    }
     [first, *_] = await app.store.list_active(OWNER)
-    flips = iter(range(API_CALLS))
+    flips = iter(range(calls))
 
     async def change() -> None:
         await app.store.pin(OWNER, first.id, next(flips) % 2 == 0)
 
-    timed[CHANGED] = await _times(f"{app.url}/api/memories", headers, change)
+    timed[CHANGED] = await _times(f"{app.url}/api/memories", headers, change, calls)
     return timed
 
 
@@ -82,7 +85,7 @@ def _reference_page(listing: dict[str, Any]) -> bytes:
     ).encode()
 
 
-async def _reference(app: App) -> tuple[TestServer, list[float]]:
+async def _reference(app: App, calls: int) -> tuple[TestServer, list[float]]:
     """Serve the reference (the list's bytes, the static page); time the bare list calls."""
     async with app.session.get(f"{app.url}/api/memories", headers=auth(OWNER)) as response:
         body = await response.read()
@@ -106,7 +109,7 @@ async def _reference(app: App) -> tuple[TestServer, list[float]]:
     root.router.add_get("/page/style.css", styles)
     server = TestServer(root, host="127.0.0.1")
     await server.start_server()
-    return server, await _times(str(server.make_url("/list")), GZIP, _nothing)
+    return server, await _times(str(server.make_url("/list")), GZIP, _nothing, calls)
 
 
 async def _first_views(urls: list[str], runs: int) -> list[list[float]]:
@@ -170,17 +173,17 @@ def _api_row(name: str, path: str, times: list[float], target: bool = True) -> R
     )  # fmt: skip
 
 
-async def _measure(app: App, backend: str) -> list[Row]:
+async def _measure(app: App, backend: str, config: Config) -> list[Row]:
     """Time the API and its reference; on SQLite the first view and its reference too."""
     name = "SQLite" if backend == "sqlite" else "Postgres"
-    api = await _api(app)
-    server, bare = await _reference(app)
+    api = await _api(app, config.miniapp_calls)
+    server, bare = await _reference(app, config.miniapp_calls)
     try:
         rows = [_api_row(name, path, times) for path, times in api.items()]
         rows.append(_api_row(name, REFERENCE, bare, target=False))
         if backend == "sqlite":
             urls = [f"{app.url}/", str(server.make_url("/page/"))]
-            views, reference = await _first_views(urls, 5)
+            views, reference = await _first_views(urls, config.miniapp_views)
             rows = _view_rows(name, views, reference) + rows
     finally:
         await server.close()
@@ -198,7 +201,7 @@ async def run(config: Config, workdir: Path) -> list[Row]:
             engine = create_engine(url)
             try:
                 async with running_app(create_sessionmaker(engine), per_user=10**6) as app:
-                    rows += await _measure(app, backend)
+                    rows += await _measure(app, backend, config)
             finally:
                 await engine.dispose()
     return rows

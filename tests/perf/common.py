@@ -58,6 +58,8 @@ class Config:
     stream_runs: int = 3
     # 16. Stop and rich drafts: presses of Stop timed, table replies timed per setting
     stop_presses: int = 20
+    miniapp_calls: int = 200  # per endpoint
+    miniapp_views: int = 5  # page loads of each kind, after one to warm up
     rich_runs: int = 3
     stream_tokens: int = 400
     stream_first_delay: float = 1.0
@@ -129,6 +131,8 @@ class Config:
             file_repeats=1,
             stream_runs=1,
             stop_presses=2,
+            miniapp_calls=10,
+            miniapp_views=1,
             rich_runs=1,
             stream_tokens=60,
             stream_first_delay=0.3,
