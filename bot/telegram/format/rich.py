@@ -6,9 +6,12 @@ counted here from above (every line a block, every character text), so a reply s
 never refused for its size, and one near a limit simply goes as today's HTML.
 """
 
+import html
 import itertools
 import re
 import string
+from collections.abc import Callable
+from dataclasses import dataclass
 
 MAX_CHARS = 32_768
 MAX_BLOCKS = 500
@@ -33,6 +36,20 @@ _PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
 def escape_markdown(text: str) -> str:
     """Return text as literal Markdown on one line: punctuation escaped, line breaks spaces."""
     return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How the bot's own lists are written: HTML (a message) or Markdown (a Rich Message)."""
+
+    escape: Callable[[str], str]
+    italic: str  # format strings for {text}
+    code: str
+    struck: str
+
+
+HTML = Markup(html.escape, "<i>{text}</i>", "<code>{text}</code>", "<s>{text}</s>")
+MARKDOWN = Markup(escape_markdown, "*{text}*", "`{text}`", "~~{text}~~")
 
 
 def _outside_code(markdown: str) -> list[str]:

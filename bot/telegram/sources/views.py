@@ -8,9 +8,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
-from html import escape
 
-from bot.telegram.format.rich import escape_markdown, rich_list
+from bot.telegram.format.rich import HTML, MARKDOWN, Markup, rich_list
 from bot.telegram.memories import texts
 from bot.telegram.ui import Button, View, callback_data
 from memory.ids import ID_REGEX
@@ -98,31 +97,23 @@ def _clip(text: str) -> str:
     return text if len(text) <= CONTENT_CLIP else text[: CONTENT_CLIP - 1].rstrip() + "…"
 
 
-def _line(item: MemoryItem, zone: tzinfo) -> str:
+def _line(item: MemoryItem, zone: tzinfo, markup: Markup = HTML) -> str:
     """Render one source: its id, content, subject and last change; struck if forgotten."""
-    content = escape(_clip(item.content))
-    subject = f" <i>({escape(item.subject)})</i>" if item.subject else ""
-    changed = f"changed {item.updated_at.astimezone(zone):%Y-%m-%d}"
+    content = markup.escape(_clip(item.content))
+    subject = (
+        f" {markup.italic.format(text=f'({markup.escape(item.subject)})')}" if item.subject else ""
+    )
+    code = markup.code.format(text=f"[{item.id}]")
     if item.deleted_at is not None:
-        return f"<code>[{item.id}]</code> <s>{content}</s>{subject} · forgotten"
-    pin = texts.PINNED_MARK if item.pinned else ""
-    return f"{pin}<code>[{item.id}]</code> {content}{subject} · {changed}"
-
-
-def _rich_item(item: MemoryItem, zone: tzinfo) -> str:
-    """Render one source as a Markdown list item, as _line does in HTML."""
-    content = escape_markdown(_clip(item.content))
-    subject = f" *({escape_markdown(item.subject)})*" if item.subject else ""
-    if item.deleted_at is not None:
-        return f"- `[{item.id}]` ~~{content}~~{subject} · forgotten"
+        return f"{code} {markup.struck.format(text=content)}{subject} · forgotten"
     pin = texts.PINNED_MARK if item.pinned else ""
     changed = f"changed {item.updated_at.astimezone(zone):%Y-%m-%d}"
-    return f"- {pin}`[{item.id}]` {content}{subject} · {changed}"
+    return f"{pin}{code} {content}{subject} · {changed}"
 
 
 def _rich_list(items: Sequence[MemoryItem], zone: tzinfo, more: str) -> str | None:
     """Return the list as a Rich Message's Markdown if it is long enough to read better so."""
-    lines = [RICH_HEAD, "", *(_rich_item(item, zone) for item in items)]
+    lines = [RICH_HEAD, "", *(f"- {_line(item, zone, MARKDOWN)}" for item in items)]
     markdown = "\n".join([*lines, *(["", more] if more else [])])
     return markdown if rich_list(len(items), markdown) else None
 

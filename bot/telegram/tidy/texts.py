@@ -1,10 +1,8 @@
 """What the bot says about tidy passes, imports and their batches (HTML)."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from html import escape
 
-from bot.telegram.format.rich import escape_markdown
+from bot.telegram.format.rich import HTML, MARKDOWN, Markup, escape_markdown
 from bot.upkeep.tidy import PassOutcome, PassResult
 from memory.batches.values import Batch, BatchKind, BatchNote, Reverted
 from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
@@ -55,20 +53,7 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
-class _Markup:
-    """How a plan's line is written: in HTML (a message) or Markdown (a Rich Message)."""
-
-    escape: Callable[[str], str]
-    italic: str  # a format string for {text}
-    code: str
-
-
-_HTML = _Markup(escape, "<i>{text}</i>", "<code>{text}</code>")
-_MARKDOWN = _Markup(escape_markdown, "*{text}*", "`{text}`")
-
-
-def _line_body(line: BatchLine, width: int, markup: _Markup = _HTML) -> str:
+def _line_body(line: BatchLine, width: int, markup: Markup = HTML) -> str:
     """Render what one line of a plan does."""
     content = markup.escape(_short(line.content or "", width))
     if isinstance(line, ImportLine):
@@ -110,7 +95,7 @@ def plan_markdown(batch: Batch, width: int) -> str:
     for number, line in enumerate(batch.lines, 1):
         reason = escape_markdown(_short(line.reason, width + 20))
         skipped = "(skipped) " if line.skip else ""
-        lines.append(f"{number}. {skipped}{_line_body(line, width, _MARKDOWN)} — {reason}")
+        lines.append(f"{number}. {skipped}{_line_body(line, width, MARKDOWN)} — {reason}")
     return "\n".join([f"**{head}**", "", *lines])
 
 
