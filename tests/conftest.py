@@ -25,7 +25,7 @@ from memory.db import create_engine, create_sessionmaker
 from memory.store import MemoryStore
 from memory.switch import MemorySwitch
 from memory.undo import UndoLog
-from tests import pg
+from tests import pg, process
 from tests.builders import sqlite_url
 
 ENGINES = ("sqlite", "postgres")
@@ -79,6 +79,8 @@ def pytest_configure(config) -> None:
     """Register the markers of the two database legs; compile our packages once, first."""
     for name in ENGINES:
         config.addinivalue_line("markers", f"{name}: runs on the {name} leg of the suite")
+    # Start `python -m bot` by forking an imported one (tests/zygote.py); TEST_FORK=0 does not.
+    process.FORK = os.environ.get("TEST_FORK", "1") != "0"
     if not hasattr(config, "workerinput"):  # the controller, before any worker starts
         for package in ("bot", "memory", "evals"):
             compileall.compile_dir(Path(__file__).parent.parent / package, quiet=1)

@@ -6,9 +6,26 @@ import signal
 import sys
 from pathlib import Path
 
+from tests import zygote
 from tests.harness import OWNER
 
 ROOT = Path(__file__).resolve().parent.parent
+# Set by tests/conftest.py: a test run forks its Python commands from a server that has
+# imported the bot already (tests/zygote.py); anything else (benchmarks) starts them afresh.
+FORK = False
+
+
+async def spawn(
+    *command: str, env: dict[str, str], cwd: Path, merge: bool = True, fresh: bool = False
+):
+    """Start command with its stdout piped (and stderr, merged into it or piped apart)."""
+    forked = zygote.forkable(command, env) if FORK and not fresh else None
+    if forked is not None:
+        return await zygote.ZYGOTE.spawn(*forked, env=env, cwd=cwd, merge_stderr=merge)
+    stderr = asyncio.subprocess.STDOUT if merge else asyncio.subprocess.PIPE
+    return await asyncio.create_subprocess_exec(
+        *command, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=stderr
+    )
 
 
 def bot_environment(tg, model, database_url: str, **extra: str) -> dict[str, str]:
@@ -35,9 +52,7 @@ async def run_merged(
     timeout: float = 120,  # noqa: ASYNC109
 ) -> tuple[int, str]:
     """Run a command until it exits; return its exit code and its stdout and stderr together."""
-    process = await asyncio.create_subprocess_exec(
-        *command, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
-    )
+    process = await spawn(*command, env=env, cwd=cwd)
     output, _ = await asyncio.wait_for(process.communicate(), timeout=timeout)
     assert process.returncode is not None  # communicate() returns once the process exited
     return process.returncode, output.decode(errors="replace")
@@ -45,10 +60,7 @@ async def run_merged(
 
 async def run_to_exit(env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
     """Run `python -m bot` until it exits by itself; return its exit code, stdout and stderr."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=cwd, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await spawn(sys.executable, "-m", "bot", env=env, cwd=cwd, merge=False)
     stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode is not None  # communicate() returns once the process exited
     return process.returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
@@ -57,9 +69,10 @@ async def run_to_exit(env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
 class BotProcess:
     """A `python -m bot` child process whose output is kept for assertions."""
 
-    def __init__(self, env: dict[str, str], cwd: Path):
+    def __init__(self, env: dict[str, str], cwd: Path, *, fresh: bool = False):
         self.env = env
         self.cwd = cwd
+        self.fresh = fresh  # a new interpreter even when the tests fork (see spawn)
         self._process: asyncio.subprocess.Process | None = None
         self._chunks: list[bytes] = []
         self._reader: asyncio.Task | None = None
@@ -78,14 +91,8 @@ class BotProcess:
 
     async def start(self) -> "BotProcess":
         """Spawn the process."""
-        self._process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=self.cwd,
-            env=self.env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+        self._process = await spawn(
+            sys.executable, "-m", "bot", env=self.env, cwd=self.cwd, fresh=self.fresh
         )
         # Read as it comes: a full pipe would block the bot's logging, and with it the bot.
         self._reader = asyncio.create_task(self._read_output())

@@ -16,7 +16,8 @@ async def test_python_m_bot_runs_migrations_answers_and_exits_on_sigterm(fakes, 
     tg, model = fakes
     database = tmp_path / "data" / "bot.db"
     env = bot_environment(tg, model, sqlite_url(database))
-    bot = await BotProcess(env, tmp_path).start()
+    # A new interpreter, as a host starts it: the other process tests fork an imported one.
+    bot = await BotProcess(env, tmp_path, fresh=True).start()
     try:
         model.script(text("Hello from the *process*"))
         tg.push_message(OWNER, "hi")
