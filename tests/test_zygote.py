@@ -3,6 +3,7 @@
 import os
 import signal
 import sys
+from pathlib import Path
 
 from tests import zygote
 from tests.process import spawn
@@ -61,7 +62,13 @@ async def test_a_module_runs_as_main_afresh_and_other_interpreter_settings_start
     assert process.returncode == 2 and output.startswith(b"Invalid settings: TELEGRAM_BOT_TOKEN")
     assert zygote.forkable((sys.executable, "-m", "bot"), ENV) == ("-m", "bot", [])
     assert zygote.forkable((sys.executable, "-m", "bot"), ENV | {"PYTHONHASHSEED": "7"}) is None
-    assert zygote.forkable(("alembic", "upgrade", "head"), ENV) is None
+    alembic = str(Path(sys.executable).with_name("alembic"))
+    assert zygote.forkable((alembic, "upgrade"), ENV) == (zygote.SCRIPT, alembic, ["upgrade"])
+    assert zygote.forkable(("pg_dump", "--version"), ENV) is None
+    version = await spawn(alembic, "--version", env=ENV, cwd=tmp_path)
+    assert isinstance(version, zygote.Forked)
+    output, _ = await version.communicate()
+    assert version.returncode == 0 and output.startswith(b"alembic "), output
     fresh = await spawn(
         sys.executable, "-c", "print(1)", env=ENV | {"PYTHONHASHSEED": "7"}, cwd=tmp_path
     )

@@ -3,9 +3,10 @@
 Each of a test run's bot processes would otherwise spend its first seconds of CPU importing the
 same libraries (the Anthropic SDK alone is 3,500 modules). A worker starts this server once, as
 `python -m tests.zygote SOCKET`; it imports the bot and waits. For each command it forks: the
-child takes the caller's pipes, environment, directory and arguments, then runs the module or
-code as `python -m` or `python -c` would, and exits through the interpreter as they do (atexit,
-flushing, the same exit codes). Its parent reports the child's pid, then how it ended.
+child takes the caller's pipes, environment, directory and arguments, then runs the module,
+code or console script (`alembic`) as `python -m`, `python -c` or its #! line would, and
+exits through the interpreter as they do (atexit, flushing, the same exit codes). Its parent
+reports the child's pid, then how it ended.
 
 The server holds no threads, event loop or open files of the bot's when it forks. The bot reads
 its settings when it runs, not when it is imported, so children see their own environment.
@@ -20,6 +21,7 @@ import json
 import os
 import runpy
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -42,6 +44,7 @@ PRELOAD = (
     "sqlalchemy.dialects.postgresql.asyncpg",
 )
 READY = b"ready\n"
+SCRIPT = "script"  # a request's flag for a script run by its #! line's Python
 MAX_REQUEST = 1 << 20
 ROOT = Path(__file__).resolve().parent.parent
 # Settings the interpreter reads as it starts: a command that sets them otherwise starts afresh.
@@ -60,7 +63,7 @@ INTERPRETER = (
 
 @dataclass(frozen=True)
 class Request:
-    """A command to run in a child: `-m module` or `-c code`, with its arguments."""
+    """A command to run in a child: `-m module`, `-c code` or a script, with its arguments."""
 
     flag: str
     target: str
@@ -151,11 +154,16 @@ def run(request: Request) -> None:
     os.chdir(request.cwd)
     os.environ.clear()
     os.environ.update(request.env)
-    sys.path[0] = request.cwd if request.flag == "-m" else ""
-    if request.flag == "-m":
+    if request.flag == SCRIPT:
+        sys.path[0] = os.path.dirname(request.target)
+        sys.argv = [request.target, *request.args]
+        runpy.run_path(request.target, run_name="__main__")
+    elif request.flag == "-m":
+        sys.path[0] = request.cwd
         sys.argv = [request.target, *request.args]  # runpy puts the module's file first
         runpy.run_module(request.target, run_name="__main__", alter_sys=True)
     else:
+        sys.path[0] = ""
         sys.argv = ["-c", *request.args]
         exec(compile(request.target, "<string>", "exec"), {"__name__": "__main__"})
 
@@ -290,13 +298,34 @@ ZYGOTE = Zygote()
 
 
 def forkable(command: tuple[str, ...], env: dict[str, str]) -> tuple[str, str, list[str]] | None:
-    """Return (flag, target, args) when the server can run command: `python -m` or `-c`."""
-    if len(command) < 3 or command[0] != sys.executable or command[1] not in ("-m", "-c"):
+    """Return (flag, target, args) when the server can run command.
+
+    That is this Python's `-m module` or `-c code`, or a script of this environment's (a
+    console script such as `alembic`, found on the command's PATH) run by it.
+    """
+    if len(command) >= 3 and command[0] == sys.executable and command[1] in ("-m", "-c"):
+        flag, target, args = command[1], command[2], list(command[3:])
+    elif command and (script := _our_script(command[0], env)) is not None:
+        flag, target, args = SCRIPT, script, list(command[1:])
+    else:
         return None
     ours = {name: os.environ.get(name) for name in INTERPRETER} | {"PYTHONPATH": str(ROOT)}
     if any(env.get(name) != ours[name] for name in INTERPRETER):
         return None
-    return command[1], command[2], list(command[3:])
+    return flag, target, args
+
+
+def _our_script(name: str, env: dict[str, str]) -> str | None:
+    """Return the path of name when it is a script whose #! line is a Python of ours."""
+    path = shutil.which(name, path=env.get("PATH"))
+    if path is None:
+        return None
+    with open(path, "rb") as script:
+        first = script.readline(1024)
+    interpreter = Path(first[2:].decode(errors="replace").strip()) if first[:2] == b"#!" else None
+    if interpreter is None or interpreter.parent != Path(sys.executable).parent:
+        return None
+    return path if interpreter.name.startswith("python") else None
 
 
 if __name__ == "__main__":
