@@ -5,6 +5,7 @@ locale), which differ from Python's and from each other's: a character one calls
 word another calls a break. Search must not depend on them agreeing.
 """
 
+import json
 import sys
 from datetime import timedelta
 
@@ -84,8 +85,10 @@ async def _engine_words(connection, documents: list[str]) -> list[set[str]]:
         text("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, agent_memory_search, instance)")
     )
     words: list[set[str]] = [set() for _ in documents]
-    for doc, term in await connection.execute(text("SELECT doc, term FROM temp.words")):
-        words[doc - 1].add(term)
+    # A row per document, its terms as a JSON array, rather than a row per word (millions).
+    terms = text("SELECT doc, json_group_array(term) FROM temp.words GROUP BY doc")
+    for doc, array in await connection.execute(terms):
+        words[doc - 1].update(json.loads(array))
     await connection.execute(text("DROP TABLE temp.words"))
     await connection.execute(text("DELETE FROM agent_memory_search"))
     return words
