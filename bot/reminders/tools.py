@@ -1,6 +1,8 @@
 """The reminder tools the model may call: the model's words go in, the code resolves times."""
 
 import asyncio
+import copy
+import functools
 import logging
 import zoneinfo
 from dataclasses import dataclass
@@ -154,6 +156,12 @@ REMINDER_TOOLS = (
 )
 
 
+@functools.cache
+def _definitions() -> list[ToolParam]:
+    """Build the definitions once: generating the schemas takes milliseconds per Agent."""
+    return [tool.definition() for tool in REMINDER_TOOLS]
+
+
 class ReminderTools:
     """Runs the reminder tools for one owner's chat."""
 
@@ -168,8 +176,8 @@ class ReminderTools:
 
     @staticmethod
     def definitions() -> list[ToolParam]:
-        """Return the tools' definitions, in their fixed order."""
-        return [tool.definition() for tool in REMINDER_TOOLS]
+        """Return the tools' definitions, in their fixed order, as copies the caller may change."""
+        return copy.deepcopy(_definitions())
 
     async def run(self, place: Place, name: str, tool_input: Any) -> ToolOutcome:
         """Validate and run one call; problems come back as error results, never raise."""

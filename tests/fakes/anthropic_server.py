@@ -424,7 +424,12 @@ def estimate_tokens(body: dict[str, Any]) -> int:
     media = sum(
         media_tokens(block, text_tokens) for _, _, block in iter_media(body.get("messages") or [])
     )
-    return max(1, len(json.dumps(without_media(prompt))) // 4 + media)
+    dumped = json.dumps(prompt)
+    # Only a block {"type": "image" | "document", ...} dumps these unescaped; without one,
+    # without_media would copy the prompt unchanged (the copy cost most of a fake's reply).
+    if '"type": "image"' in dumped or '"type": "document"' in dumped:
+        dumped = json.dumps(without_media(prompt))
+    return max(1, len(dumped) // 4 + media)
 
 
 # --- prompt cache emulation ----------------------------------------------------------------

@@ -32,7 +32,26 @@ _TELEGRAM_EMPTY = re.compile(
 
 def strip_empty(text: str) -> str:
     """Strip what Telegram ignores from both ends of text."""
-    return re.sub(f"^{_TELEGRAM_EMPTY.pattern}|{_TELEGRAM_EMPTY.pattern}$", "", text.strip())
+    start, end = _stripped_bounds(text, 0, len(text))
+    return text[start:end]
+
+
+def _stripped_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Return the bounds of text[start:end] once stripped as strip_empty strips it.
+
+    That is: str.strip(), then re.sub(f"^{E}|{E}$", "", ...) with E the empty characters'
+    pattern, whose second match is the run of them that ends the text (after the first's).
+    Bounds rather than copies: assert_text_kept strips the rest of a long text per piece.
+    """
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if leading := _TELEGRAM_EMPTY.match(text, start, end):
+        start = leading.end()
+    while end > start and _TELEGRAM_EMPTY.fullmatch(text[end - 1]):
+        end -= 1
+    return start, end
 
 
 def is_empty_to_telegram(text: str) -> bool:
@@ -62,13 +81,13 @@ def plain(pieces: list[str]) -> list[str]:
 
 def assert_text_kept(pieces: list[str], whole: str) -> None:
     """Assert the pieces' text is the whole text, losing only whitespace at cuts."""
-    rest = whole
+    start, end = 0, len(whole)  # the rest of the whole text: whole[start:end]
     for piece in pieces:
         text = strip_empty(piece)
-        rest = strip_empty(rest)
-        assert rest.startswith(text), (text[:80], rest[:80])
-        rest = rest[len(text) :]
-    assert is_empty_to_telegram(rest), rest[:80]
+        start, end = _stripped_bounds(whole, start, end)
+        assert whole.startswith(text, start, end), (text[:80], whole[start:end][:80])
+        start += len(text)
+    assert is_empty_to_telegram(whole[start:end]), whole[start:end][:80]
 
 
 @pytest.mark.parametrize(
