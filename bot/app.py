@@ -1,9 +1,13 @@
 """Build the Telegram Application: its services (bot.compose), then each feature's handlers."""
 
+import functools
+import ssl
 import time
 from functools import partial
 
+import httpx
 from telegram.ext import ApplicationBuilder, ContextTypes
+from telegram.request import HTTPXRequest
 
 from bot.compose import Clocks, build_services
 from bot.reminders.due import Clock as ReminderClock
@@ -26,6 +30,8 @@ from bot.telegram.tidy import setup as tidy_setup
 
 MAX_CONCURRENT_UPDATES = 256
 RATE_LIMIT_RETRIES = 3
+# PTB's own pool sizes: one connection for getUpdates, 256 for everything else.
+TELEGRAM_CONNECTIONS = 256
 
 
 def file_base_url(api_base_url: str) -> str:
@@ -46,11 +52,24 @@ def register(application: BotApplication, clock: Clock = time.monotonic) -> None
     chat_setup.register(application)
 
 
+@functools.cache
+def telegram_tls() -> ssl.SSLContext:
+    """Return the TLS context of every Telegram request: loading CA certificates takes ~0.1 s."""
+    return httpx.create_ssl_context()  # what PTB's httpx client makes for itself, made once
+
+
+def telegram_request(connections: int) -> HTTPXRequest:
+    """Return a PTB request with connections connections, sharing the process's TLS context."""
+    return HTTPXRequest(connection_pool_size=connections, httpx_kwargs={"verify": telegram_tls()})
+
+
 def application_builder(settings: Settings) -> context.BotApplicationBuilder:
     """Start the Application: Telegram's URLs, the typed context and bot_data, start and stop."""
     return (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
+        .request(telegram_request(TELEGRAM_CONNECTIONS))
+        .get_updates_request(telegram_request(1))
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .context_types(ContextTypes(context=BotContext, bot_data=BotData))
