@@ -16,6 +16,7 @@ its settings when it runs, not when it is imported, so children see their own en
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -334,6 +335,7 @@ if __name__ == "__main__":
     # A child runs bot/__main__.py afresh as __main__, as `python -m bot` does.
     del sys.modules["bot.__main__"]
     delattr(sys.modules["bot"], "__main__")
+    gc.freeze()  # what a child inherits stays shared, not copied by its collector's marks
     request = serve(sys.argv[1])
     if request is not None:
         run(request)
