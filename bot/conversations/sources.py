@@ -13,6 +13,7 @@ from bot.conversations.content import turn_words
 from bot.conversations.models import Turn
 from memory.ids import is_memory_id
 from memory.models import Memory
+from memory.text import shorten
 
 # How many of the owner's newest turns are looked through for the replies citing one memory:
 # the work is bounded however long the history; older replies are not shown.
@@ -32,7 +33,7 @@ class CitingReply:
 def excerpt(words: str) -> str:
     """Return a reply's words on one line, cut to EXCERPT_CHARS with the cut marked."""
     line = " ".join(words.split())
-    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1].rstrip() + "…"
+    return shorten(line, EXCERPT_CHARS)
 
 
 class ReplySources:

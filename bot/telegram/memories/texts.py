@@ -14,6 +14,7 @@ from memory.items import (
     UndoRefusal,
     UndoResult,
 )
+from memory.text import shorten
 
 MEMORY_EMPTY = "I don't remember anything yet. Tell me something and ask me to remember it."
 MEMORY_USAGE = (
@@ -80,8 +81,7 @@ BUTTON_CLIP = 28
 
 def _clip(text: str, limit: int) -> str:
     """Shorten text to limit characters, marking the cut."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return shorten(" ".join(text.split()), limit)
 
 
 def count_memories(count: int) -> str:

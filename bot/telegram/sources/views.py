@@ -14,6 +14,7 @@ from bot.telegram.memories import texts
 from bot.telegram.ui import Button, View, callback_data
 from memory.ids import ID_REGEX
 from memory.items import MemoryItem
+from memory.text import shorten
 
 # Every callback data of a sources button starts so.
 PREFIX = "s:"
@@ -92,14 +93,9 @@ def reply_buttons(turn_id: int | None, cited: Sequence[str]) -> tuple[tuple[Butt
     return ((Button(based_on(len(cited)), encode(ShowSources(turn_id))),),)
 
 
-def _clip(text: str) -> str:
-    """Shorten a memory's content to CONTENT_CLIP characters, marking the cut."""
-    return text if len(text) <= CONTENT_CLIP else text[: CONTENT_CLIP - 1].rstrip() + "…"
-
-
 def _line(item: MemoryItem, zone: tzinfo, markup: Markup = HTML) -> str:
     """Render one source: its id, content, subject and last change; struck if forgotten."""
-    content = markup.escape(_clip(item.content))
+    content = markup.escape(shorten(item.content, CONTENT_CLIP))
     subject = (
         f" {markup.italic.format(text=f'({markup.escape(item.subject)})')}" if item.subject else ""
     )

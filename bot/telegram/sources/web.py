@@ -6,6 +6,7 @@ from urllib.parse import quote
 from bot.agent.web.sources import WebSource
 from bot.agent.web.tools import domain_of
 from bot.telegram.format import visible_text
+from memory.text import shorten
 
 SOURCES_HEADING = "**Sources**"
 # A list past this many would bury the reply; the pages cited first are kept.
@@ -21,9 +22,7 @@ _URL_SAFE = ":/?#@!$&'*+,;=%-._~"
 def _title(source: WebSource) -> str:
     """Return the source's title as link text: one line, visible, no brackets, markup escaped."""
     title = " ".join(visible_text(source.title).split()) or _domain(source)
-    if len(title) > MAX_TITLE_CHARS:
-        title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
-    title = title.replace("[", "(").replace("]", ")")
+    title = shorten(title, MAX_TITLE_CHARS).replace("[", "(").replace("]", ")")
     return _MARKUP.sub(r"\\\1", title)
 
 

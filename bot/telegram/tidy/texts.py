@@ -8,6 +8,7 @@ from memory.batches.values import Batch, BatchKind, BatchNote, Reverted
 from memory.import_file import MAX_FILE_BYTES, MAX_JSON_BYTES
 from memory.items import MemoryItem
 from memory.plan_lines import BatchLine, ImportLine
+from memory.text import shorten
 from memory.tidy.plan import TidyAction
 
 PLAN_HEAD = {
@@ -48,14 +49,9 @@ def rejected(outcome: PassOutcome) -> str:
     )
 
 
-def _short(text: str, limit: int) -> str:
-    """Return text cut to limit characters, with an ellipsis if cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def _line_body(line: BatchLine, width: int, markup: Markup = HTML) -> str:
     """Render what one line of a plan does."""
-    content = markup.escape(_short(line.content or "", width))
+    content = markup.escape(shorten(line.content or "", width))
     if isinstance(line, ImportLine):
         if not line.subject:
             return f"Save '{content}'"
@@ -69,13 +65,13 @@ def _line_body(line: BatchLine, width: int, markup: Markup = HTML) -> str:
         case TidyAction.UPDATE:
             return f"Update {ids} → '{content}'"
         case TidyAction.ARCHIVE:
-            old = markup.escape(_short(line.texts[line.memory_id], width))
+            old = markup.escape(shorten(line.texts[line.memory_id], width))
             return f"Archive {ids} '{old}'"
 
 
 def plan_line(number: int, line: BatchLine, width: int) -> str:
     """Render one line of a plan with its reason, marked when skipped."""
-    reason = escape(_short(line.reason, width + 20))
+    reason = escape(shorten(line.reason, width + 20))
     text = f"{_line_body(line, width)} — {reason}"
     # Telegram drops code inside strikethrough, so a skipped line is only marked.
     return f"{number}. (skipped) {text}" if line.skip else f"{number}. {text}"
@@ -93,7 +89,7 @@ def plan_markdown(batch: Batch, width: int) -> str:
     head = PLAN_HEAD[batch.kind].format(count=len(batch.lines))
     lines = []
     for number, line in enumerate(batch.lines, 1):
-        reason = escape_markdown(_short(line.reason, width + 20))
+        reason = escape_markdown(shorten(line.reason, width + 20))
         skipped = "(skipped) " if line.skip else ""
         lines.append(f"{number}. {skipped}{_line_body(line, width, MARKDOWN)} — {reason}")
     return "\n".join([f"**{head}**", "", *lines])
@@ -132,7 +128,7 @@ IMPORT_FAILED = "I couldn't reach the model to read that. Nothing changed; try a
 
 def left_out(items: list[tuple[str, str]]) -> str:
     """List what an import will not save, and why."""
-    shown = [f"- '{escape(_short(content, 80))}': {escape(why)}" for content, why in items[:15]]
+    shown = [f"- '{escape(shorten(content, 80))}': {escape(why)}" for content, why in items[:15]]
     more = f"\n…and {len(items) - 15} more" if len(items) > 15 else ""
     return "Left out of the import:\n" + "\n".join(shown) + more
 
@@ -150,7 +146,7 @@ def reverted(result: Reverted, redo: bool) -> str:
 
 def _left(item: MemoryItem) -> str:
     """Render a memory an Undo all left alone."""
-    return f"<code>[{item.id}]</code> {escape(_short(item.content, 80))}"
+    return f"<code>[{item.id}]</code> {escape(shorten(item.content, 80))}"
 
 
 MARKDOWN_EMPTY = "I don't remember anything yet, so there is nothing to export."
