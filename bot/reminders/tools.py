@@ -1,8 +1,6 @@
 """The reminder tools the model may call: the model's words go in, the code resolves times."""
 
 import asyncio
-import copy
-import functools
 import logging
 import zoneinfo
 from dataclasses import dataclass
@@ -156,12 +154,6 @@ REMINDER_TOOLS = (
 )
 
 
-@functools.cache
-def _definitions() -> list[ToolParam]:
-    """Build the definitions once: generating the schemas takes milliseconds per Agent."""
-    return [tool.definition() for tool in REMINDER_TOOLS]
-
-
 class ReminderTools:
     """Runs the reminder tools for one owner's chat."""
 
@@ -177,7 +169,7 @@ class ReminderTools:
     @staticmethod
     def definitions() -> list[ToolParam]:
         """Return the tools' definitions, in their fixed order, as copies the caller may change."""
-        return copy.deepcopy(_definitions())
+        return [tool.definition() for tool in REMINDER_TOOLS]
 
     async def run(self, place: Place, name: str, tool_input: Any) -> ToolOutcome:
         """Validate and run one call; problems come back as error results, never raise."""

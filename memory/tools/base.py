@@ -122,19 +122,19 @@ class Tool:
         }
 
 
-@functools.cache
-def _definition(tool: Tool) -> ToolDefinition:
-    """Build a tool's definition once; generating the schemas costs milliseconds per turn."""
-    return tool.definition()
-
-
 def tool_definitions(tools: Sequence[Tool]) -> list[ToolDefinition]:
     """Return the tool definitions in their fixed order, as copies the caller may change."""
-    return [copy.deepcopy(_definition(tool)) for tool in tools]
+    return [tool.definition() for tool in tools]
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Return the model's JSON schema, self-contained and without titles."""
+    """Return the model's JSON schema, self-contained and without titles: a copy to change."""
+    return copy.deepcopy(_json_schema(model))
+
+
+@functools.cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Make the model's schema once: pydantic takes milliseconds a model, every Agent asks."""
     schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
 
