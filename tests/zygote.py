@@ -192,10 +192,6 @@ class Forked:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
 
-    def terminate(self) -> None:
-        """Send SIGTERM."""
-        self.send_signal(signal.SIGTERM)
-
     def kill(self) -> None:
         """Send SIGKILL."""
         self.send_signal(signal.SIGKILL)
