@@ -5,9 +5,10 @@ reaches the model as lines in the user's next turn: stored there, so later reque
 same history and the cached prefix holds, and never in the cached system prompt.
 """
 
+import functools
 from dataclasses import replace
 
-from sqlalchemy import exists, select, update
+from sqlalchemy import Select, bindparam, exists, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations.blocks import Content, text_block
@@ -25,17 +26,24 @@ def with_notes(content: Content, notes: list[str]) -> Content:
 
 async def waiting_for(connection: AsyncConnection, owner_id: int, conversation_id: int) -> Waiting:
     """Tell whether notes or open memory questions wait for the conversation's next reply."""
+    parameters = {"owner": owner_id, "conversation": conversation_id}
+    row = (await connection.execute(_waiting_statement(), parameters)).one()
+    return Waiting(notes=bool(row[0]), questions=bool(row[1]))
+
+
+@functools.cache
+def _waiting_statement() -> Select[bool, bool]:
+    """Select whether notes and open questions wait: built once, as every message reads it."""
     Question = MemoryProposalRecord
     notes = select(PendingNote.id).where(
-        PendingNote.conversation_id == conversation_id, PendingNote.turn_id.is_(None)
+        PendingNote.conversation_id == bindparam("conversation"), PendingNote.turn_id.is_(None)
     )
     questions = select(Question.id).where(
-        Question.owner_id == owner_id,
-        Question.conversation_id == conversation_id,
+        Question.owner_id == bindparam("owner"),
+        Question.conversation_id == bindparam("conversation"),
         Question.status == ProposalStatus.PENDING.value,
     )
-    row = (await connection.execute(select(exists(notes), exists(questions)))).one()
-    return Waiting(notes=bool(row[0]), questions=bool(row[1]))
+    return select(exists(notes), exists(questions))
 
 
 class PendingNotes:

@@ -1,8 +1,9 @@
 """How many web searches and page reads each owner's turns made, a day: the daily cap's count."""
 
+import functools
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, Integer, select, update
+from sqlalchemy import BigInteger, Date, Integer, Select, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
@@ -22,6 +23,16 @@ class WebUse(Base):
     fetches: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
 
 
+@functools.cache
+def _uses_and_zone_statement() -> Select[int | None, str | None]:
+    """Select an owner's uses of a day and their zone: built once, as every message reads it."""
+    used = select(WebUse.searches + WebUse.fetches).where(
+        WebUse.owner_id == bindparam("owner"), WebUse.day == bindparam("day")
+    )
+    zone = select(OwnerZone.zone).where(OwnerZone.owner_id == bindparam("owner"))
+    return select(used.scalar_subquery(), zone.scalar_subquery())
+
+
 class WebUses:
     """Counts each owner's web searches and fetches per day, in the database."""
 
@@ -33,14 +44,9 @@ class WebUses:
 
         A turn's web budget needs both; one statement spares a session a message.
         """
-        used = select(WebUse.searches + WebUse.fetches).where(
-            WebUse.owner_id == owner_id, WebUse.day == day
-        )
-        zone = select(OwnerZone.zone).where(OwnerZone.owner_id == owner_id)
+        parameters = {"owner": owner_id, "day": day}
         async with self._sessionmaker() as session:
-            row = (
-                await session.execute(select(used.scalar_subquery(), zone.scalar_subquery()))
-            ).one()
+            row = (await session.execute(_uses_and_zone_statement(), parameters)).one()
         return row[0] or 0, row[1]
 
     async def add(self, owner_id: int, day: date, searches: int, fetches: int) -> None:
