@@ -5,9 +5,10 @@ the connection (open a cursor, execute, fetch, close), each a wake-up of that th
 of the event loop. A turn runs several statements, so those trips were most of the bot's own
 time per message (docs/performance.md). Here a statement is one function run in that thread:
 execute, fetch every row, close; the rows come back together. Transactions, errors and
-results are SQLAlchemy's as before. Used only where SQLAlchemy's adapter has the shape this
-was written against (2.1.9; pyproject pins 2.1.9 to 2.2); elsewhere create_engine keeps the
-stock adapter.
+results are SQLAlchemy's as before, but a commit or rollback with no transaction open (the
+end of a session that only read) makes no trip. Used only where SQLAlchemy's adapter has
+the shape this was written against (2.1.9; pyproject pins 2.1.9 to 2.2); elsewhere
+create_engine keeps the stock adapter.
 """
 
 import collections
@@ -102,10 +103,28 @@ class OneTripCursor(adapter.AsyncAdapt_aiosqlite_cursor):
 
 
 class OneTripConnection(adapter.AsyncAdapt_aiosqlite_connection):
-    """SQLAlchemy's aiosqlite connection, with one-trip cursors."""
+    """SQLAlchemy's aiosqlite connection, with one-trip cursors and no trip to end nothing."""
 
     __slots__ = ()
     _cursor_cls = OneTripCursor
+
+    def commit(self) -> None:
+        """Commit, unless SQLite has no transaction open (a session that only read)."""
+        if self._in_transaction():
+            super().commit()
+
+    def rollback(self) -> None:
+        """Roll back, unless SQLite has no transaction open: the pool ends every read so."""
+        if self._in_transaction():
+            super().rollback()
+
+    def _in_transaction(self) -> bool:
+        """Tell whether SQLite has a transaction open; True when it cannot tell."""
+        # Read between statements (SQLAlchemy ends a transaction with none running), from
+        # sqlite3's flag: a read opens no transaction here, as statements begin one only
+        # to write. Without one, COMMIT and ROLLBACK are no-ops costing a trip each.
+        connection = self._connection._connection
+        return connection is None or connection.in_transaction
 
 
 class OneTripDBAPI(adapter.AsyncAdapt_aiosqlite_dbapi):

@@ -1,5 +1,7 @@
 """SQLite statements make one trip to aiosqlite's thread, with SQLAlchemy's results and errors."""
 
+from typing import Any
+
 import pytest
 from sqlalchemy import text
 from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_cursor
@@ -72,6 +74,42 @@ async def test_a_rollback_undoes_what_the_transaction_wrote(sqlite_engine):
         await connection.execute(text("INSERT INTO t VALUES (1)"))
         await connection.rollback()
         assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar() == 0
+
+
+def count_trips(driver: Any, trips: list[object]) -> None:
+    """Note in trips each function the driver sends to its thread."""
+    execute = driver._execute
+
+    async def counted(fn, *args, **kwargs):
+        trips.append(fn)
+        return await execute(fn, *args, **kwargs)
+
+    driver._execute = counted
+
+
+@one_trip
+async def test_ending_a_read_makes_no_trip_and_ending_a_write_still_does(sqlite_engine):
+    async with sqlite_engine.begin() as connection:
+        await connection.execute(text("CREATE TABLE t (a INTEGER)"))
+    trips: list[object] = []
+    for end in ("rollback", "commit"):
+        async with sqlite_engine.connect() as connection:
+            driver = (await connection.get_raw_connection()).driver_connection
+            count_trips(driver, trips)
+            try:
+                await connection.execute(text("SELECT count(*) FROM t"))
+                trips.clear()
+                await getattr(connection, end)()
+                assert trips == []  # no transaction open: nothing to end, no trip
+                await connection.execute(text("INSERT INTO t VALUES (1)"))
+                trips.clear()
+                await getattr(connection, end)()
+                assert len(trips) == 1
+            finally:
+                del driver._execute
+    async with sqlite_engine.connect() as connection:
+        # The rolled-back row is gone, the committed one kept.
+        assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar() == 1
 
 
 async def test_an_adapter_of_another_shape_keeps_sqlalchemys_own(tmp_path, monkeypatch):
