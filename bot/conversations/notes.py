@@ -8,15 +8,19 @@ same history and the cached prefix holds, and never in the cached system prompt.
 import functools
 from dataclasses import replace
 
-from sqlalchemy import Select, bindparam, exists, select, update
+from sqlalchemy import Label, Select, bindparam, exists, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from bot.conversations.blocks import Content, text_block
 from bot.conversations.content import content_tokens
 from bot.conversations.models import Conversation, PendingNote, Turn
 from bot.conversations.snapshot import ChatThread, Snapshot, Waiting
+from bot.conversations.statements import NamedRow
 from memory.items import ProposalStatus
 from memory.models import MemoryProposalRecord, utcnow
+
+# The waiting flags' column names, as a turns' read selects them too (turn_rows.py).
+NOTES_WAIT, QUESTIONS_WAIT = "notes_wait", "questions_wait"
 
 
 def with_notes(content: Content, notes: list[str]) -> Content:
@@ -26,24 +30,36 @@ def with_notes(content: Content, notes: list[str]) -> Content:
 
 async def waiting_for(connection: AsyncConnection, owner_id: int, conversation_id: int) -> Waiting:
     """Tell whether notes or open memory questions wait for the conversation's next reply."""
-    parameters = {"owner": owner_id, "conversation": conversation_id}
+    parameters = {"owner": owner_id, "conversation_id": conversation_id}
     row = (await connection.execute(_waiting_statement(), parameters)).one()
-    return Waiting(notes=bool(row[0]), questions=bool(row[1]))
+    return waiting_of(row)
+
+
+def waiting_of(row: NamedRow) -> Waiting:
+    """Read the waiting flags of a row that selected waiting_columns()."""
+    values = row._mapping
+    return Waiting(notes=bool(values[NOTES_WAIT]), questions=bool(values[QUESTIONS_WAIT]))
+
+
+def waiting_columns() -> tuple[Label[bool], Label[bool]]:
+    """Return whether notes and open questions wait, for :conversation_id of :owner."""
+    Question = MemoryProposalRecord
+    notes = select(PendingNote.id).where(
+        PendingNote.conversation_id == bindparam("conversation_id"),
+        PendingNote.turn_id.is_(None),
+    )
+    questions = select(Question.id).where(
+        Question.owner_id == bindparam("owner"),
+        Question.conversation_id == bindparam("conversation_id"),
+        Question.status == ProposalStatus.PENDING.value,
+    )
+    return exists(notes).label(NOTES_WAIT), exists(questions).label(QUESTIONS_WAIT)
 
 
 @functools.cache
 def _waiting_statement() -> Select[bool, bool]:
     """Select whether notes and open questions wait: built once, as every message reads it."""
-    Question = MemoryProposalRecord
-    notes = select(PendingNote.id).where(
-        PendingNote.conversation_id == bindparam("conversation"), PendingNote.turn_id.is_(None)
-    )
-    questions = select(Question.id).where(
-        Question.owner_id == bindparam("owner"),
-        Question.conversation_id == bindparam("conversation"),
-        Question.status == ProposalStatus.PENDING.value,
-    )
-    return select(exists(notes), exists(questions))
+    return select(*waiting_columns())
 
 
 class PendingNotes:

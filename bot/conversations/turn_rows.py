@@ -1,14 +1,17 @@
 """A conversation's turns as rows: inserted with their place in the user's order, read in it."""
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role
 from bot.conversations.content import search_text
-from bot.conversations.notes import waiting_for
+from bot.conversations.notes import waiting_columns, waiting_for, waiting_of
 from bot.conversations.order import in_user_order, order_of
 from bot.conversations.snapshot import (
     ConversationState,
@@ -30,10 +33,23 @@ async def load_turns(connection: AsyncConnection, conversation_id: int) -> list[
 async def load_snapshot(
     connection: AsyncConnection, conversation: ConversationState, memory_on: bool
 ) -> Snapshot:
-    """Load a conversation's turns, and whether notes or memory questions wait for its reply."""
-    turns = await load_turns(connection, conversation.id)
-    waiting = await waiting_for(connection, conversation.owner_id, conversation.id)
-    return Snapshot(conversation, turns, memory_on, waiting)
+    """Load a conversation's turns, and whether notes or memory questions wait for its reply.
+
+    One read for both while the conversation has turns to load; a second when it has none.
+    """
+    parameters = {"conversation_id": conversation.id, "owner": conversation.owner_id}
+    rows = (await connection.execute(_turns_and_waiting_statement(), parameters)).all()
+    if not rows:
+        waiting = await waiting_for(connection, conversation.owner_id, conversation.id)
+        return Snapshot(conversation, [], memory_on, waiting)
+    turns = in_user_order([statements.turn_of(row) for row in rows])
+    return Snapshot(conversation, turns, memory_on, waiting_of(rows[0]))
+
+
+@functools.cache
+def _turns_and_waiting_statement() -> Select[Any]:
+    """Select a conversation's turns (statements.turns_statement), each with the waiting flags."""
+    return statements.turns_statement().add_columns(*waiting_columns())
 
 
 async def insert_turn(

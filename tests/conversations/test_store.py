@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from bot.conversations.blocks import Content
 from bot.conversations.models import Turn
+from bot.conversations.notes import PendingNotes
 from bot.conversations.snapshot import ChatThread, DuplicateUpdate, MemoryWrite, MessageRef
 from bot.conversations.store import ConversationStore
 from memory.categories import Category
@@ -114,6 +115,27 @@ async def test_turns_leave_out_what_the_summary_holds(sessionmaker, store):
     assert (await conversations.snapshot(first.conversation.id)).turns == [reply]
     later = await conversations.store_user_message(ChatThread(1), 1, said("f"))
     assert [t.id for t in later.turns] == [reply.id, later.turns[-1].id]
+
+
+async def test_a_continued_conversation_tells_whether_a_note_waits_with_turns_or_none(
+    sessionmaker,
+):
+    conversations = ConversationStore(sessionmaker, timedelta(hours=2))
+    conversation = (
+        await conversations.store_user_message(ChatThread(1), 1, said("a"))
+    ).conversation
+    assert not (await conversations.store_user_message(ChatThread(1), 1, said("b"))).waiting.notes
+    await PendingNotes(sessionmaker).add(1, conversation.id, "The user tapped Remember.")
+    assert (await conversations.store_user_message(ChatThread(1), 1, said("c"))).waiting.notes
+    # Every turn folded into the summary: the flags are read without turns to read them with.
+    newest = (await conversations.snapshot(conversation.id)).turns[-1]
+    await conversations.compact(conversation.id, "summary", newest.id, [])
+    snapshot = await conversations.store_user_message(ChatThread(1), 1, said("d"))
+    assert [t.content for t in snapshot.turns] == [said("d")]
+    assert snapshot.waiting.notes
+    other = await conversations.store_user_message(ChatThread(2), 2, said("e"))
+    assert not (await conversations.store_user_message(ChatThread(2), 2, said("f"))).waiting.notes
+    assert other.conversation.id != conversation.id
 
 
 async def test_memory_writes_and_the_summarys_changes_are_stored_as_they_were_given(sessionmaker):
