@@ -11,7 +11,6 @@ from typing import Protocol
 import httpx2
 from anthropic import APIStatusError, AsyncAnthropic
 from anthropic.lib.streaming import AsyncMessageStream
-from anthropic.lib.streaming import _messages as messages_module
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
@@ -30,8 +29,12 @@ def _parametrized_message() -> object:
     # caches that class only weakly: after a full garbage collection the next stream built
     # it again (1 to 10 ms of the event loop; 85 times in 310 messages of figure 1 in
     # docs/performance.md). Held here, it stays cached. Private names: if they move, None.
-    parsed = getattr(messages_module, "ParsedMessage", None)
-    variable = getattr(messages_module, "ResponseFormatT", None)
+    try:
+        from anthropic.lib.streaming import _messages
+    except ImportError:
+        return None
+    parsed = getattr(_messages, "ParsedMessage", None)
+    variable = getattr(_messages, "ResponseFormatT", None)
     return parsed[variable] if parsed is not None and variable is not None else None
 
 
