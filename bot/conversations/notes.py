@@ -58,7 +58,7 @@ def waiting_columns() -> tuple[Label[bool], Label[bool]]:
 
 @functools.cache
 def _waiting_statement() -> Select[bool, bool]:
-    """Select whether notes and open questions wait: built once, as every message reads it."""
+    """Select whether notes and open questions wait (for a conversation without turns to read)."""
     return select(*waiting_columns())
 
 
