@@ -23,12 +23,14 @@ logger = logging.getLogger(__name__)
 RETRY_DELAY_SECONDS = 0.5
 
 
-def _parametrized_message() -> object:
-    """Return the pydantic class the SDK parametrizes at every stream's event, or None."""
+@functools.cache
+def _hold_parametrized_message() -> object:
+    """Return, and so hold, the pydantic class the SDK names at every stream's event, or None."""
     # Its accumulate_event names ParsedMessage[ResponseFormatT] at each event, and pydantic
     # caches that class only weakly: after a full garbage collection the next stream built
     # it again (1 to 10 ms of the event loop; 85 times in 310 messages of figure 1 in
-    # docs/performance.md). Held here, it stays cached. Private names: if they move, None.
+    # docs/performance.md). Called after a stream, this finds it cached and keeps it so.
+    # Private names: if they move, nothing is held.
     try:
         from anthropic.lib.streaming import _messages
     except ImportError:
@@ -36,9 +38,6 @@ def _parametrized_message() -> object:
     parsed = getattr(_messages, "ParsedMessage", None)
     variable = getattr(_messages, "ResponseFormatT", None)
     return parsed[variable] if parsed is not None and variable is not None else None
-
-
-_PARAMETRIZED_MESSAGE = _parametrized_message()
 
 
 class Progress(Protocol):
@@ -165,6 +164,7 @@ async def _stream_once(
         if await _until_stopped(reading, progress.stopped):
             raise Stopped(seen.said())
         message = await stream.get_final_message()
+    _hold_parametrized_message()
     if message.stop_reason is None:
         # The body ended cleanly but without message_delta: the answer is incomplete.
         raise StreamBroken("the stream ended before the message did", shown=seen.shown)
