@@ -1,6 +1,6 @@
 """Token counting with tiktoken's cl100k_base, loaded from the copy shipped here."""
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -38,9 +38,11 @@ def _load_ranks() -> dict[bytes, int]:
     contents = gzip.decompress(packed)
     if hashlib.sha256(contents).hexdigest() != ENCODING_SHA256:
         raise RuntimeError(f"{ENCODING_FILE} is corrupted (sha256 mismatch)")
+    # Each line is a token in base64 and its rank (the hash vouches for the layout). Decoded
+    # without base64's checks, which cost a third of start-up's tokenizer build.
     return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in contents.splitlines() if line)
+        binascii.a2b_base64(token): int(rank)
+        for token, rank in map(bytes.split, contents.splitlines())
     }
 
 
