@@ -1,5 +1,10 @@
 """Run the bot: `python -m bot` applies migrations, then long-polls Telegram or serves webhooks."""
 
+from bot.collector import hold_full_passes
+
+if __name__ == "__main__":  # run, not imported: tests import this module
+    hold_full_passes()
+
 import base64
 import hashlib
 import hmac

@@ -28,6 +28,8 @@ async def test_python_m_bot_runs_migrations_answers_and_exits_on_sigterm(fakes, 
     assert code == 0, bot.output
     assert tg.token not in bot.output and model.api_key not in bot.output
     assert "started as" in bot.output
+    # Held off while it imported (bot/__main__.py), back on once it was up.
+    assert "full collections on" in bot.output
     tables = inspect(create_engine(f"sqlite:///{database}")).get_table_names()
     assert "agent_memories" in tables and "alembic_version" in tables
 

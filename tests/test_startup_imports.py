@@ -2,9 +2,11 @@
 
 Voice notes (openai) and PDFs (pypdf) load when first used; Alembic (with Mako, Pygments and
 every SQLAlchemy dialect it brings) only when the database is behind the newest migration;
-Postgres's dialect and driver only on Postgres. And what start-up freed goes back to the system.
+Postgres's dialect and driver only on Postgres. And what start-up freed goes back to the system,
+and the collector's full passes, held off while `python -m bot` imports, run again once it is up.
 """
 
+import gc
 import os
 import platform
 import subprocess
@@ -12,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bot.collector import FULL_PASS_EVERY, hold_full_passes, resume_full_passes
 
 ROOT = Path(__file__).resolve().parent.parent
 # Not Pygments (Alembic's, through Mako): httpx's command line loads it whenever click is
@@ -87,3 +91,24 @@ print(before - rss_mib())
 )
 def test_start_up_hands_the_allocators_freed_memory_back(tmp_path):
     assert float(run(TRIM, tmp_path)) > 100  # MiB handed back of the 160 freed
+
+
+def test_full_collections_resume_after_start_up_with_its_objects_frozen():
+    young, middle, full = gc.get_threshold()
+    hold_full_passes()  # as `python -m bot` does before it imports
+    try:
+        assert gc.get_threshold()[:2] == (young, middle)  # young passes run on
+        assert gc.get_threshold()[2] > 1000
+        resume_full_passes()
+        assert gc.get_threshold() == (young, middle, FULL_PASS_EVERY)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.set_threshold(young, middle, full)
+        gc.unfreeze()
+
+
+def test_collections_not_held_are_left_as_they_are():
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    resume_full_passes()
+    assert gc.get_threshold() == threshold
+    assert gc.get_freeze_count() == frozen

@@ -9,6 +9,7 @@ from datetime import timedelta
 from telegram.error import TelegramError
 
 from bot.agent.account import check_account
+from bot.collector import resume_full_passes
 from bot.media.file_cache import remove_stale_partials
 from bot.reminders.due import DueLoop
 from bot.settings import Settings
@@ -65,6 +66,7 @@ async def post_init(application: BotApplication) -> None:
     encoding()
     # Parsing the tokenizer's ranks and importing leave freed memory the allocator keeps.
     give_back_freed_memory()
+    resume_full_passes()
     await remove_crash_leftovers(settings)
     logger.info("started as @%s", application.bot.username)
     install_stop_signals(application, settings.shutdown_grace_seconds)
