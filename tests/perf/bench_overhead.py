@@ -2,7 +2,7 @@
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tests.harness import OWNER, make_settings
@@ -34,6 +34,16 @@ class Samples:
     def total(self) -> list[float]:
         """Return the overhead of each message: both sides added."""
         return [a + b for a, b in zip(self.inbound, self.outbound, strict=True)]
+
+    def extend(self, more: "Samples") -> None:
+        """Add another round's messages; the CPU per message becomes that of all of them."""
+        count = len(self.inbound)
+        added = len(more.inbound)
+        if count + added:
+            self.cpu = (self.cpu * count + more.cpu * added) / (count + added)
+        self.inbound += more.inbound
+        self.outbound += more.outbound
+        self.first_turn += more.first_turn
 
 
 async def measure(
@@ -178,17 +188,25 @@ def ratio_row(
 
 
 async def run(config: Config, workdir: Path, fakes: RemoteFakes) -> list[Row]:
-    """Measure every database and memory count the config asks for, and the references."""
+    """Measure every database and memory count the config asks for, and the references.
+
+    They take turns (config.overhead_rounds), each turn a share of the messages.
+    """
+    rounds = max(1, config.overhead_rounds)
+    share = replace(config, messages=max(1, config.messages // rounds))
+    floor, floor_streamed = Samples(), Samples()
+    cases = [(backend, memories) for backend in config.backends for memories in config.memories]
+    bots = {case: Samples() for case in cases}
+    for _ in range(rounds):
+        floor.extend(await measure(share, workdir, fakes, "sqlite", 0, floor=True, streamed=False))
+        floor_streamed.extend(await measure(share, workdir, fakes, "sqlite", 0, floor=True))
+        for backend, memories in cases:
+            bots[backend, memories].extend(await measure(share, workdir, fakes, backend, memories))
     result: list[Row] = []
-    floor = await measure(config, workdir, fakes, "sqlite", 0, floor=True, streamed=False)
-    floor_streamed = await measure(config, workdir, fakes, "sqlite", 0, floor=True)
-    p50s, cpus = [], []
-    for backend in config.backends:
-        for memories in config.memories:
-            samples = await measure(config, workdir, fakes, backend, memories)
-            result += rows(backend, memories, samples)
-            p50s.append(percentile(samples.total, 50))
-            cpus.append(samples.cpu)
+    for (backend, memories), samples in bots.items():
+        result += rows(backend, memories, samples)
+    p50s = [percentile(samples.total, 50) for samples in bots.values()]
+    cpus = [samples.cpu for samples in bots.values()]
     result += [reference_row(floor, streamed=False), reference_row(floor_streamed, streamed=True)]
     result.append(ratio_row(p50s, cpus, floor, floor_streamed))
     return result

@@ -23,6 +23,9 @@ class Config:
     messages: int = 200
     warmup: int = 10
     turns_per_conversation: int = 10
+    # The bot and the references take turns this many times, the messages split among the
+    # turns, so that a shared machine's slow spell falls on each alike.
+    overhead_rounds: int = 3
     # Two Bot API calls per turn at this pace stay under AIORateLimiter's 30 calls/s.
     pace: float = 0.075
     # 2. concurrency
@@ -107,6 +110,7 @@ class Config:
             memories=(3,),
             messages=4,
             warmup=1,
+            overhead_rounds=1,
             turns_per_conversation=3,
             pace=0.0,
             chats=3,

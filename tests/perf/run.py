@@ -97,6 +97,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
     parser.add_argument("--memories", type=_ints, help="memory counts for overhead")
     parser.add_argument("--messages", type=int, help="measured messages per overhead run")
     parser.add_argument("--turns-per-conversation", type=int)
+    parser.add_argument("--overhead-rounds", type=int, help="turns of the bot and references")
     parser.add_argument("--pace", type=float, help="seconds between overhead messages")
     parser.add_argument("--chats", type=int, help="chats sending at once for concurrency")
     parser.add_argument("--model-latency", type=float, help="fake model latency, seconds")
@@ -129,6 +130,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[list[str], Config, argparse.
         name: getattr(args, name)
         for name in (
             "backends", "postgres_url", "memories", "messages", "turns_per_conversation",
+            "overhead_rounds",
             "pace", "chats", "model_latency", "cache_turns", "cache_memories", "sql_memories",
             "sql_history", "startup_runs", "process_messages", "flood_updates", "flood_rounds",
             "archive_sizes", "file_repeats", "stream_runs", "stream_tokens", "stream_first_delay",

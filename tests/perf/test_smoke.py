@@ -89,11 +89,13 @@ async def test_the_overhead_benchmark_runs_on_postgres():
     if "postgres" not in selected_engines():
         pytest.skip("TEST_DATABASES leaves Postgres out")
     pg.require_postgres()  # fails in CI, like every other Postgres test
-    config = replace(Config().smoke(), backends=("postgres",), messages=2)
+    # Two turns of the bot and the references: three messages split two ways, one each.
+    config = replace(Config().smoke(), backends=("postgres",), messages=3, overhead_rounds=2)
     rows = await run_benchmarks(["overhead"], config)
     assert rows[0].figure == (
         f"1. Bot overhead per message, p50 / p99: Postgres, {config.memories[0]} memories"
     )
+    assert rows[0].details[0].startswith("2 messages;")
     assert_well_formed(rows)
 
 
@@ -123,6 +125,14 @@ def test_command_line_options_override_the_sizes():
     assert config.messages == Config().quick().messages
     names, config, _ = parse_args([])
     assert names == list(BENCHMARKS) and config == Config()
+
+
+def test_rounds_add_up_to_one_sample_of_every_message():
+    samples = bench_overhead.Samples([0.001], [0.002], [True], cpu=0.010)
+    samples.extend(bench_overhead.Samples([0.003] * 3, [0.004] * 3, [False] * 3, cpu=0.020))
+    assert samples.total == pytest.approx([0.003, 0.007, 0.007, 0.007])
+    assert samples.first_turn == [True, False, False, False]
+    assert samples.cpu == pytest.approx(0.0175)  # per message, over all four
 
 
 def test_targets_apply_where_the_issue_sets_them():
