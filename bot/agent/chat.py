@@ -71,8 +71,9 @@ class ChatService:
         refs = [await self._files.prepare(file) for file in message.files]
         now = self._clock().astimezone(self._zone)
         ref = replace(message.ref, said_by=said_by(message))
+        # The web budget's count of the day rides along (Snapshot.web): a session less.
         return await self._conversations.store_user_message(
-            place, owner_id, user_turn_content(message, now, refs), ref
+            place, owner_id, user_turn_content(message, now, refs), ref, web_day=now.date()
         )
 
     async def keep_unread_voice(

@@ -165,7 +165,7 @@ class Agent:
         admitted = newest_files_within(snapshot.turns, self._config.file_token_budget)
         files = await self._files.payloads(only_files(snapshot.turns, admitted))
         owner_id = snapshot.conversation.owner_id
-        web = await self._web.budget(owner_id) if self._web else None
+        web = await self._web.budget(owner_id, snapshot.web) if self._web else None
         state = _TurnState(
             snapshot.conversation, list(snapshot.turns), tools, files, progress, deadline, web
         )

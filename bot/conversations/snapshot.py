@@ -1,6 +1,7 @@
 """A conversation as the agent answers it: its state, its stored turns, its memory switch."""
 
 from dataclasses import dataclass
+from datetime import date
 from typing import TypedDict
 
 from bot.conversations.blocks import Content, Role
@@ -97,6 +98,15 @@ NOTHING_WAITING = Waiting(notes=False, questions=False)
 
 
 @dataclass(frozen=True)
+class WebDay:
+    """An owner's web uses on one day, and their IANA zone (None: unknown)."""
+
+    day: date
+    used: int
+    zone: str | None
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """A conversation as the agent answers it: its state, unsummarised turns and memory switch."""
 
@@ -105,6 +115,8 @@ class Snapshot:
     memory_on: bool
     # Read in the message's own transaction, so the reply skips a session for each "no".
     waiting: Waiting = Waiting()
+    # The owner's web uses of the message's day, read with its turns; None: not read.
+    web: WebDay | None = None
 
     @property
     def unanswered(self) -> bool:

@@ -1,12 +1,12 @@
 """Conversations and their turns, stored as they happen."""
 
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
@@ -25,7 +25,7 @@ from bot.conversations.snapshot import (
     StoredTurn,
     Unanswered,
 )
-from bot.conversations.turn_rows import insert_turn, load_snapshot, load_turns
+from bot.conversations.turn_rows import continue_conversation, insert_turn, load_turns
 from memory.budget import DEFAULT_TOKEN_BUDGET
 from memory.db import affected
 from memory.models import utcnow
@@ -83,6 +83,7 @@ class ConversationStore:
         owner_id: int,
         content: Content,
         ref: MessageRef = NO_REF,
+        web_day: date | None = None,
     ) -> Snapshot:
         """Store a message in the topic's open conversation, or a new one if none or idle.
 
@@ -94,7 +95,9 @@ class ConversationStore:
         try:
             async with self._sessionmaker.begin() as session:
                 connection = await session.connection()
-                snapshot = await self._continue(connection, place, owner_id, now)
+                snapshot = await continue_conversation(
+                    connection, place, owner_id, now, self._idle_timeout, web_day
+                )
                 if snapshot is None:
                     snapshot = await self._start(session, place, owner_id, now)
                 turn = await insert_turn(
@@ -126,7 +129,9 @@ class ConversationStore:
         now = self._clock()
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
-            snapshot = await self._continue(connection, place, owner_id, now)
+            snapshot = await continue_conversation(
+                connection, place, owner_id, now, self._idle_timeout
+            )
             if snapshot is None:
                 snapshot = await self._start(session, place, owner_id, now)
             said: tuple[tuple[Role, str], ...] = (("user", note), ("assistant", text))
@@ -145,25 +150,6 @@ class ConversationStore:
                 snapshot.turns.append(turn)
         self.stored()
         return snapshot
-
-    async def _continue(
-        self, connection: AsyncConnection, place: ChatThread, owner_id: int, now: datetime
-    ) -> Snapshot | None:
-        """Mark the topic's open conversation active and load it, or None if none or idle."""
-        # A write first takes SQLite's write lock at once, so no read has to upgrade.
-        parameters = {
-            "chat": place.chat_id,
-            "thread": place.thread_id,
-            "owner": owner_id,
-            "idle_since": now - self._idle_timeout,
-            "now": now,
-        }
-        continued = (await connection.execute(statements.continue_statement(), parameters)).all()
-        if not continued:
-            return None
-        row = max(continued, key=lambda row: row.id)
-        conversation, memory_on = statements.state_of(row), row._mapping[statements.MEMORY_ON]
-        return await load_snapshot(connection, conversation, memory_on)
 
     async def _start(
         self, session: AsyncSession, place: ChatThread, owner_id: int, now: datetime

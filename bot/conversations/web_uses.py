@@ -3,11 +3,13 @@
 import functools
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, Integer, Select, bindparam, select, update
+from sqlalchemy import BigInteger, Date, Integer, Label, Select, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from bot.conversations.snapshot import WebDay
+from bot.conversations.statements import NamedRow
 from bot.reminders.models import OwnerZone
 from memory.models import Base
 
@@ -23,14 +25,28 @@ class WebUse(Base):
     fetches: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
 
 
-@functools.cache
-def _uses_and_zone_statement() -> Select[int | None, str | None]:
-    """Select an owner's uses of a day and their zone: built once, as every message reads it."""
+WEB_USED, WEB_ZONE = "web_used", "web_zone"
+
+
+def web_day_columns() -> tuple[Label[int | None], Label[str | None]]:
+    """Return an owner's web uses of a day and their zone, for :owner and :day."""
     used = select(WebUse.searches + WebUse.fetches).where(
         WebUse.owner_id == bindparam("owner"), WebUse.day == bindparam("day")
     )
     zone = select(OwnerZone.zone).where(OwnerZone.owner_id == bindparam("owner"))
-    return select(used.scalar_subquery(), zone.scalar_subquery())
+    return used.scalar_subquery().label(WEB_USED), zone.scalar_subquery().label(WEB_ZONE)
+
+
+def web_day_of(row: NamedRow, day: date) -> WebDay:
+    """Read the web uses and zone of a row that selected web_day_columns() for day."""
+    values = row._mapping
+    return WebDay(day, values[WEB_USED] or 0, values[WEB_ZONE])
+
+
+@functools.cache
+def _uses_and_zone_statement() -> Select[int | None, str | None]:
+    """Select an owner's uses of a day and their zone, for a turn they did not come with."""
+    return select(*web_day_columns())
 
 
 class WebUses:

@@ -1,11 +1,16 @@
 """The web's pieces on their own: blocks as text and tokens, sources, and history for requests."""
 
+from datetime import UTC, date, datetime, timedelta
+
 from anthropic.types import Message
 
 from bot.agent.request import build_request
 from bot.agent.web.sources import WebSource, web_sources
-from bot.agent.web.tools import split_uses
+from bot.agent.web.tools import WebConfig, split_uses
+from bot.agent.web.turn import WebTools
 from bot.conversations.content import block_text, content_tokens
+from bot.conversations.snapshot import WebDay
+from bot.conversations.web_uses import WebUses
 from bot.telegram.sources.web import MAX_SOURCES, sources_markdown
 from tests.fakes.anthropic_web import cited, paused_search, search_result, web_fetch, web_search
 
@@ -100,3 +105,18 @@ def test_each_calls_uses_depend_on_the_cap_alone_at_least_one_each():
         searches, reads = split_uses(cap)
         assert searches >= reads >= 1 and searches + reads == max(cap, 2)
     assert split_uses(5) == (3, 2)
+
+
+async def test_a_budget_takes_the_days_count_read_with_the_message_and_reads_another_days(
+    sessionmaker,
+):
+    today = date(2026, 11, 22)
+    clock = lambda: datetime(2026, 11, 22, 12, tzinfo=UTC)  # noqa: E731
+    tools = WebTools(WebConfig(uses_per_turn=5, uses_per_day=50), WebUses(sessionmaker), UTC, clock)
+    # Stored: none used. Read with the message: 48 of 50, the owner in Lisbon.
+    budget = await tools.budget(7, WebDay(today, 48, "Europe/Lisbon"))
+    assert budget is not None and (budget.left, budget.zone) == (2, "Europe/Lisbon")
+    assert await tools.budget(7, WebDay(today, 50, None)) is None  # the day is spent
+    # A count of yesterday's (the message came before midnight) is read again.
+    budget = await tools.budget(7, WebDay(today - timedelta(days=1), 50, None))
+    assert budget is not None and (budget.left, budget.zone) == (5, None)

@@ -1,6 +1,6 @@
 """Conversations end on /new or after the idle time, and keep their block."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -8,8 +8,16 @@ from sqlalchemy import select
 from bot.conversations.blocks import Content
 from bot.conversations.models import Turn
 from bot.conversations.notes import PendingNotes
-from bot.conversations.snapshot import ChatThread, DuplicateUpdate, MemoryWrite, MessageRef
+from bot.conversations.snapshot import (
+    ChatThread,
+    DuplicateUpdate,
+    MemoryWrite,
+    MessageRef,
+    WebDay,
+)
 from bot.conversations.store import ConversationStore
+from bot.conversations.web_uses import WebUses
+from bot.reminders.models import OwnerZone
 from memory.categories import Category
 
 
@@ -197,3 +205,22 @@ async def test_an_update_id_telegram_reuses_for_another_message_is_stored(sessio
     await conversations.store_user_message(ChatThread(1), 1, said("before"), first)
     snapshot = await conversations.store_user_message(ChatThread(1), 1, said("after"), later)
     assert [t.content for t in snapshot.turns] == [said("before"), said("after")]
+
+
+async def test_a_continued_conversation_brings_the_days_web_uses_and_the_owners_zone(
+    sessionmaker,
+):
+    conversations, uses = ConversationStore(sessionmaker, timedelta(hours=2)), WebUses(sessionmaker)
+    day = date(2026, 11, 22)
+    started = await conversations.store_user_message(ChatThread(7), 7, said("a"), web_day=day)
+    assert started.web is None  # a new conversation: the web budget reads its own
+    continued = await conversations.store_user_message(ChatThread(7), 7, said("b"), web_day=day)
+    assert continued.web == WebDay(day, 0, None)
+    await uses.add(7, day, 2, 1)
+    await uses.add(8, day, 5, 5)  # another owner's
+    await uses.add(7, day - timedelta(days=1), 9, 9)  # another day's
+    async with sessionmaker.begin() as session:
+        session.add(OwnerZone(owner_id=7, zone="Europe/Lisbon"))
+    later = await conversations.store_user_message(ChatThread(7), 7, said("c"), web_day=day)
+    assert later.web == WebDay(day, 3, "Europe/Lisbon")
+    assert (await conversations.store_user_message(ChatThread(7), 7, said("d"))).web is None

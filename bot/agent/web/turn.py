@@ -22,6 +22,7 @@ from anthropic.types import (
 )
 
 from bot.agent.web.tools import WebConfig, refuses_web_tools, split_uses, web_tool_definitions
+from bot.conversations.snapshot import WebDay
 from bot.conversations.web_uses import WebUses
 from memory.models import utcnow
 
@@ -78,15 +79,19 @@ class WebTools:
         self._refused = False  # the API refused them: off until the bot restarts
         self._logged: set[str] = set()  # the result errors already logged
 
-    async def budget(self, owner_id: int) -> WebBudget | None:
+    async def budget(self, owner_id: int, known: WebDay | None = None) -> WebBudget | None:
         """Return a new turn's budget: the turn's uses, less what the day has left; or None.
 
         None (no web tools this answer) when they are off, refused, or the day is spent.
+        known is the day's count if read already (with the message); another day's is read.
         """
         if not self._config.enabled or self._refused:
             return None
         day = self._clock().astimezone(self._zone).date()
-        used, zone = await self._uses.on_with_zone(owner_id, day)
+        if known is not None and known.day == day:
+            used, zone = known.used, known.zone
+        else:
+            used, zone = await self._uses.on_with_zone(owner_id, day)
         left = min(self._config.uses_per_turn, self._config.uses_per_day - used)
         if left <= 0:
             return None
