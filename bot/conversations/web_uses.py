@@ -45,7 +45,7 @@ def web_day_of(row: NamedRow, day: date) -> WebDay:
 
 @functools.cache
 def _uses_and_zone_statement() -> Select[int | None, str | None]:
-    """Select an owner's uses of a day and their zone, for a turn they did not come with."""
+    """Select an owner's uses of a day and their zone: built once, as web_day_columns are."""
     return select(*web_day_columns())
 
 
@@ -55,15 +55,15 @@ class WebUses:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]):
         self._sessionmaker = sessionmaker
 
-    async def on_with_zone(self, owner_id: int, day: date) -> tuple[int, str | None]:
-        """Return the owner's uses of that day and their IANA zone (None: unknown), in one read.
+    async def day_of(self, owner_id: int, day: date) -> WebDay:
+        """Return the owner's uses of that day and their IANA zone, in one read.
 
-        A turn's web budget needs both; one statement spares a session a message.
+        For a turn they did not come with (Snapshot.web): a new conversation, or a new day.
         """
         parameters = {"owner": owner_id, "day": day}
         async with self._sessionmaker() as session:
             row = (await session.execute(_uses_and_zone_statement(), parameters)).one()
-        return row[0] or 0, row[1]
+        return web_day_of(row, day)
 
     async def add(self, owner_id: int, day: date, searches: int, fetches: int) -> None:
         """Add one model call's searches and fetches to the owner's count of that day."""

@@ -88,14 +88,12 @@ class WebTools:
         if not self._config.enabled or self._refused:
             return None
         day = self._clock().astimezone(self._zone).date()
-        if known is not None and known.day == day:
-            used, zone = known.used, known.zone
-        else:
-            used, zone = await self._uses.on_with_zone(owner_id, day)
-        left = min(self._config.uses_per_turn, self._config.uses_per_day - used)
+        if known is None or known.day != day:
+            known = await self._uses.day_of(owner_id, day)
+        left = min(self._config.uses_per_turn, self._config.uses_per_day - known.used)
         if left <= 0:
             return None
-        return WebBudget(owner_id, day, left, zone)
+        return WebBudget(owner_id, day, left, known.zone)
 
     def definitions(self, budget: WebBudget | None) -> list[ToolUnionParam]:
         """Return the web tools, the same on every call while the answer has a budget."""
