@@ -21,6 +21,17 @@ async def sqlite_engine(tmp_path):
     await engine.dispose()
 
 
+def count_trips(driver: Any, trips: list[object]) -> None:
+    """Note in trips each function the driver sends to its thread."""
+    execute = driver._execute
+
+    async def counted(fn, *args, **kwargs):
+        trips.append(fn)
+        return await execute(fn, *args, **kwargs)
+
+    driver._execute = counted
+
+
 @one_trip
 async def test_a_statement_is_one_trip_to_the_thread(sqlite_engine):
     async with sqlite_engine.begin() as connection:
@@ -28,14 +39,8 @@ async def test_a_statement_is_one_trip_to_the_thread(sqlite_engine):
         raw = await connection.get_raw_connection()
         assert isinstance(raw.dbapi_connection, OneTripConnection)
         driver = raw.driver_connection
-        trips = []
-        execute = driver._execute
-
-        async def counted(fn, *args, **kwargs):
-            trips.append(fn)
-            return await execute(fn, *args, **kwargs)
-
-        driver._execute = counted
+        trips: list[object] = []
+        count_trips(driver, trips)
         try:
             rows = await connection.execute(
                 text("INSERT INTO t (b) VALUES ('x'), ('y') RETURNING a")
@@ -74,17 +79,6 @@ async def test_a_rollback_undoes_what_the_transaction_wrote(sqlite_engine):
         await connection.execute(text("INSERT INTO t VALUES (1)"))
         await connection.rollback()
         assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar() == 0
-
-
-def count_trips(driver: Any, trips: list[object]) -> None:
-    """Note in trips each function the driver sends to its thread."""
-    execute = driver._execute
-
-    async def counted(fn, *args, **kwargs):
-        trips.append(fn)
-        return await execute(fn, *args, **kwargs)
-
-    driver._execute = counted
 
 
 @one_trip
