@@ -232,7 +232,7 @@ async def test_forged_or_stale_initdata_shows_no_memory(browser, app):
         await expect(page.locator("#toast-text")).to_have_text(
             "sign-in refused" if signed else "sign-in required"
         )
-        assert "PIN" not in await page.locator("body").inner_text()
+        assert "PIN" not in await page.locator("body").text_content()
         await page.close()
 
 
