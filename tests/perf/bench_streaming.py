@@ -1,4 +1,4 @@
-"""Figure 7: how soon a reply shows when the model streams it, and how often its draft changes."""
+"""Figure 11: how soon a reply shows when the model streams it, and how often its draft changes."""
 
 import itertools
 import statistics

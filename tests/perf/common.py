@@ -138,7 +138,7 @@ class Config:
             miniapp_calls=10,
             miniapp_views=1,
             rich_runs=1,
-            stream_tokens=60,
+            stream_tokens=150,  # with structure, so it goes as a Rich Message, as at full size
             stream_first_delay=0.3,
             stream_duration=1.2,
             reminder_rows=50,

@@ -11,13 +11,13 @@ from tests.fakes.telegram_server import FakeTelegram
 
 
 class TimedTelegram(FakeTelegram):
-    """FakeTelegram that stamps each update as getUpdates hands it out, and each sendMessage."""
+    """FakeTelegram that stamps each update as getUpdates hands it out, each message and draft."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.first_get_updates: float | None = None
         self.update_out: dict[int, float] = {}  # update_id -> when getUpdates returned it
-        self.sends: list[tuple[Any, float]] = []  # (chat_id, when sendMessage arrived)
+        self.sends: list[tuple[Any, float]] = []  # (chat_id, when a message arrived, plain or rich)
         self.draft_times: list[tuple[Any, float]] = []  # (chat_id, when a draft arrived)
         self._sends_by_chat: dict[Any, list[float]] = {}
 
@@ -34,10 +34,20 @@ class TimedTelegram(FakeTelegram):
     def _send_message(self, params: dict[str, Any]) -> dict[str, Any]:
         arrived = time.perf_counter()
         message = super()._send_message(params)
-        chat_id = params.get("chat_id")
+        self._sent(params.get("chat_id"), arrived)
+        return message
+
+    def _send_rich_message(self, params: dict[str, Any]) -> dict[str, Any]:
+        # A reply with structure goes as a Rich Message (RICH_MESSAGES): a message all the same.
+        arrived = time.perf_counter()
+        message = super()._send_rich_message(params)
+        self._sent(params.get("chat_id"), arrived)
+        return message
+
+    def _sent(self, chat_id: Any, arrived: float) -> None:
+        """Stamp a message that reached the chat."""
         self.sends.append((chat_id, arrived))
         self._sends_by_chat.setdefault(chat_id, []).append(arrived)
-        return message
 
     def _send_message_draft(self, params: dict[str, Any]) -> bool:
         arrived = time.perf_counter()
@@ -45,8 +55,14 @@ class TimedTelegram(FakeTelegram):
         self.draft_times.append((params.get("chat_id"), arrived))
         return accepted
 
+    def _send_rich_message_draft(self, params: dict[str, Any]) -> bool:
+        arrived = time.perf_counter()
+        accepted = super()._send_rich_message_draft(params)
+        self.draft_times.append((params.get("chat_id"), arrived))
+        return accepted
+
     def sends_to(self, chat_id: Any) -> list[float]:
-        """Return when each sendMessage to chat_id arrived."""
+        """Return when each message (sendMessage or sendRichMessage) to chat_id arrived."""
         return self._sends_by_chat.get(chat_id, [])
 
     async def wait_for_sends(

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.telegram.format.rich import rich_reply
 from memory.embeddings import local_embedder
 from tests import pg
 from tests.conftest import selected_engines
 from tests.perf import bench_overhead, bench_recall, bench_scale
 from tests.perf.common import Config, percentile
+from tests.perf.data import long_reply
 from tests.perf.run import BENCHMARKS, markdown_table, parse_args, run_benchmarks, text_table
 
 
@@ -53,6 +55,9 @@ def made_up_locomo(folder: Path) -> Path:
 
 async def test_every_benchmark_reports_every_figure_with_finite_numbers(tmp_path):
     config = replace(Config().smoke(), recall_data=made_up_locomo(tmp_path))
+    # Figure 11 times its reply whichever way it goes; at full size, as a Rich Message.
+    assert rich_reply(long_reply(config.stream_tokens))
+    assert rich_reply(long_reply(Config().stream_tokens))
     in_process = [name for name in BENCHMARKS if name != "process"]
     # The bot subprocess spends its first seconds importing, on the other core: overlap it.
     first, process = await asyncio.gather(
