@@ -40,6 +40,7 @@ class LeaseWakeups:
         self._driver: Any = None  # the asyncpg connection listening
         self._lost = False
         self._waiting: dict[int, asyncio.Event] = {}
+        self._handing_back: set[asyncio.Task[None]] = set()  # kept: the loop holds tasks weakly
 
     @property
     def listening(self) -> bool:
@@ -97,8 +98,17 @@ class LeaseWakeups:
         driver, self._driver = self._driver, None
         if connection is None:
             return
+        # Shielded: a caller cut off (a shutdown's grace period, a cancelled tick) must not
+        # leave the connection checked out, for the garbage collector to terminate.
+        handing_back = asyncio.create_task(self._hand_back(connection, driver, self._lost))
+        self._handing_back.add(handing_back)
+        handing_back.add_done_callback(self._handing_back.discard)
+        await asyncio.shield(handing_back)
+
+    async def _hand_back(self, connection: AsyncConnection, driver: Any, lost: bool) -> None:
+        """Stop listening on the connection and return it to the pool, or drop it if broken."""
         try:
-            if not self._lost and driver is not None:
+            if not lost and driver is not None:
                 driver.remove_termination_listener(self._terminated)
                 await driver.remove_listener(CHANNEL, self._notified)
                 await connection.close()

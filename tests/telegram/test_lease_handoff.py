@@ -6,11 +6,15 @@ the other process letting the lease go (a notice on the turn_leases channel).
 """
 
 import asyncio
+import contextlib
+import gc
 import logging
+import warnings
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import SAWarning
 
 from bot.conversations.lease_wakeups import LeaseWakeups
 from bot.conversations.leases import Taken, TurnLeases
@@ -142,3 +146,20 @@ async def test_a_renewal_racing_a_turns_letting_go_leaves_it_let_go(sessionmaker
             await waiting
     finally:
         await keeper.close()
+
+
+async def test_a_listener_closed_by_a_caller_cut_off_still_returns_its_connection(engine):
+    wakeups = LeaseWakeups(engine)
+    assert await wakeups.listen()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        closing = asyncio.create_task(wakeups.close())
+        await asyncio.sleep(0)  # close() runs to its first wait on the database
+        closing.cancel()  # as a shutdown's grace period cuts off a tick
+        with contextlib.suppress(asyncio.CancelledError):
+            await closing
+        await until(lambda: engine.pool.checkedout() == 0)
+        gc.collect()
+    # Handed back to the pool, not left for the garbage collector to terminate.
+    assert not [w.message for w in caught if issubclass(w.category, SAWarning)]
+    assert not wakeups.listening
