@@ -1,13 +1,30 @@
 """The fake servers with clocks on them: when an update leaves, a request lands, a reply goes."""
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aiohttp import web
 
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.telegram_server import FakeTelegram
+
+SENDS = ("sendMessage", "sendRichMessage")
+DRAFTS = ("sendMessageDraft", "sendRichMessageDraft")
+
+
+def _stamped(
+    handler: Callable[[dict[str, Any]], Any], stamp: Callable[[dict[str, Any], float], None]
+) -> Callable[[dict[str, Any]], Any]:
+    """Return handler, stamping each call it accepts with when it arrived."""
+
+    def stamped(params: dict[str, Any]) -> Any:
+        arrived = time.perf_counter()
+        result = handler(params)
+        stamp(params, arrived)
+        return result
+
+    return stamped
 
 
 class TimedTelegram(FakeTelegram):
@@ -20,6 +37,12 @@ class TimedTelegram(FakeTelegram):
         self.sends: list[tuple[Any, float]] = []  # (chat_id, when a message arrived, plain or rich)
         self.draft_times: list[tuple[Any, float]] = []  # (chat_id, when a draft arrived)
         self._sends_by_chat: dict[Any, list[float]] = {}
+        # A reply with structure goes as a Rich Message (RICH_MESSAGES): plain or rich, each
+        # message and each draft is stamped as it arrives, once the fake has accepted it.
+        for names, stamp in ((SENDS, self._sent), (DRAFTS, self._drafted)):
+            for name in names:
+                given, handler = self._methods[name.lower()]
+                self._methods[name.lower()] = (given, _stamped(handler, stamp))
 
     async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         if self.first_get_updates is None:
@@ -31,35 +54,15 @@ class TimedTelegram(FakeTelegram):
             self.update_out.setdefault(update["update_id"], now)
         return updates
 
-    def _send_message(self, params: dict[str, Any]) -> dict[str, Any]:
-        arrived = time.perf_counter()
-        message = super()._send_message(params)
-        self._sent(params.get("chat_id"), arrived)
-        return message
-
-    def _send_rich_message(self, params: dict[str, Any]) -> dict[str, Any]:
-        # A reply with structure goes as a Rich Message (RICH_MESSAGES): a message all the same.
-        arrived = time.perf_counter()
-        message = super()._send_rich_message(params)
-        self._sent(params.get("chat_id"), arrived)
-        return message
-
-    def _sent(self, chat_id: Any, arrived: float) -> None:
-        """Stamp a message that reached the chat."""
+    def _sent(self, params: dict[str, Any], arrived: float) -> None:
+        """Stamp a message that reached its chat."""
+        chat_id = params.get("chat_id")
         self.sends.append((chat_id, arrived))
         self._sends_by_chat.setdefault(chat_id, []).append(arrived)
 
-    def _send_message_draft(self, params: dict[str, Any]) -> bool:
-        arrived = time.perf_counter()
-        accepted = super()._send_message_draft(params)
+    def _drafted(self, params: dict[str, Any], arrived: float) -> None:
+        """Stamp a draft shown in its chat."""
         self.draft_times.append((params.get("chat_id"), arrived))
-        return accepted
-
-    def _send_rich_message_draft(self, params: dict[str, Any]) -> bool:
-        arrived = time.perf_counter()
-        accepted = super()._send_rich_message_draft(params)
-        self.draft_times.append((params.get("chat_id"), arrived))
-        return accepted
 
     def sends_to(self, chat_id: Any) -> list[float]:
         """Return when each message (sendMessage or sendRichMessage) to chat_id arrived."""
