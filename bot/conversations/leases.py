@@ -12,12 +12,18 @@ Each process also keeps a row of its own (bot_processes), renewed with its lease
 expiring sooner than them: a process whose row expired, or that ran on this host and whose
 pid is gone, is known dead, and its leases are freed at once (free_dead) instead of after a
 whole lease time. A holder without a row (a version from before rows) is waited out.
+
+A process taken for dead may still be alive (starved of CPU past its beat). The model's side
+of a turn is stored only while its process still holds the chat's lease (the Fence its keeper
+sets around the turn, checked in the write's own transaction), so such a process stores and
+sends nothing once another has taken the turn over: one answer, not two.
 """
 
 import os
 import secrets
 import socket
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -66,6 +72,40 @@ class Taken:
     left_over: bool = False
     # The row predates a restore from a backup: its turn may have been answered since.
     restored: bool = False
+
+
+class LeaseLost(Exception):
+    """Another process took the chat's turn over: this one must store and send no more of it."""
+
+
+@dataclass
+class Fence:
+    """The lease a turn is answered under; lost once another process took the turn over."""
+
+    chat_id: int
+    holder: str
+    lost: bool = False
+
+
+# Set by the keeper around each turn it holds a lease for (unset: nothing to check).
+FENCE: ContextVar[Fence | None] = ContextVar("turn_fence", default=None)
+
+
+async def check_fence(connection: AsyncConnection, chat_id: int) -> None:
+    """Raise LeaseLost unless the turn being written still holds the chat's lease, if fenced."""
+    fence = FENCE.get()
+    if fence is None or fence.chat_id != chat_id:
+        return
+    # A write, not a read: it locks the lease's row (Postgres) or the database (SQLite) until
+    # the turn's write commits, so a takeover waits for it and then reads the turn stored.
+    held = await connection.execute(
+        update(TurnLease)
+        .where(TurnLease.chat_id == chat_id, TurnLease.holder == fence.holder)
+        .values(expires_at=TurnLease.expires_at)
+    )
+    if not affected(held):
+        fence.lost = True
+        raise LeaseLost(chat_id)
 
 
 async def _let_go(connection: AsyncConnection, statement: Delete | Update) -> int:

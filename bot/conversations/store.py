@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.conversations import statements
 from bot.conversations.blocks import Content, Role, text_block
 from bot.conversations.content import content_tokens, search_text
+from bot.conversations.leases import check_fence
 from bot.conversations.models import Conversation, Turn
 from bot.conversations.retention import forget_quiet
 from bot.conversations.said_by import SaidBy
@@ -202,10 +203,15 @@ class ConversationStore:
         content: Content,
         writes: Sequence[MemoryWrite] = (),
     ) -> StoredTurn:
-        """Store one turn of the model's side of the exchange (with its writes); return it."""
+        """Store one turn of the model's side of the exchange (with its writes); return it.
+
+        Raises LeaseLost when the turn is fenced (leases.FENCE) and another process took the
+        chat's turn over: nothing is stored.
+        """
         tokens, now = content_tokens(content), self._clock()
         async with self._sessionmaker.begin() as session:
             connection = await session.connection()
+            await check_fence(connection, conversation.chat_id)
             turn = await insert_turn(
                 connection, conversation, role, content, tokens, NO_REF, now, writes
             )

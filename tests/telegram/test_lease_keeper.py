@@ -4,15 +4,17 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, update
 from telegram import Update
 
-from bot.conversations.leases import Taken, TurnLeases
+from bot.conversations.leases import LeaseLost, Taken, TurnLeases, check_fence
+from bot.conversations.models import TurnLease
 from bot.conversations.processes import ProcessId
 from bot.telegram.runtime.leases import LeaseKeeper, needs_no_turn
+from memory.models import utcnow
 from tests.builders import OWNER, private_message
 from tests.conversations.test_store import Clock
 
@@ -57,6 +59,13 @@ def processes(sessionmaker, clock: Clock, keep=lambda chat_id: False, recover=No
 def update_of(words: str) -> Update:
     """Return an update with the owner's text message."""
     return Update.de_json({"update_id": 1, "message": private_message(OWNER, text=words)}, None)
+
+
+async def take_over(sessionmaker, other: TurnLeases, chat_id: int, until: datetime) -> None:
+    """Give the chat's lease to the other process, as when it took this one for dead."""
+    async with sessionmaker.begin() as session:
+        held = {"holder": other.holder, "expires_at": until}
+        await session.execute(update(TurnLease).where(TurnLease.chat_id == chat_id).values(held))
 
 
 async def until(condition: Callable[[], bool]) -> None:
@@ -113,6 +122,31 @@ async def test_a_lease_not_renewed_for_half_a_lease_time_is_taken_again(
     await other.release(CHAT)
     await waiting
     assert recovered.calls == []  # taken fresh: the other process finished its turn
+
+
+async def test_a_turn_taken_over_writes_nothing_and_the_next_asks_for_the_lease_again(
+    sessionmaker, caplog
+):
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock)
+    async with keeper.hold(CHAT):
+        await take_over(sessionmaker, other, CHAT, clock.now + TTL)
+        with pytest.raises(LeaseLost):
+            async with sessionmaker.begin() as session:
+                await check_fence(await session.connection(), CHAT)
+    held = asyncio.Event()
+
+    async def turn() -> None:
+        async with keeper.hold(CHAT):
+            held.set()
+
+    with caplog.at_level(logging.INFO):
+        waiting = asyncio.create_task(turn())
+        # Within what it took for half a lease time, yet it waits for the other process.
+        await until(lambda: "another process is answering it" in caplog.text)
+    assert not held.is_set()
+    await other.release(CHAT)
+    await waiting
 
 
 async def test_renewals_keep_a_kept_lease_trusted_past_its_first_lease_time(sessionmaker, engine):
@@ -187,3 +221,36 @@ async def test_commands_that_need_no_model_answer_while_another_process_holds_th
     assert needs_no_turn(update_of("/memory tidy")) is False
     assert needs_no_turn(update_of("/Memory@memory_test_bot list")) is True
     assert harness.model.requests == []
+
+
+@pytest.mark.engines
+async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
+    start_bot, sessionmaker, caplog
+):
+    # Ticks of 0.2 s: the chat's next message asks for the lease again soon.
+    harness = await start_bot(turn_lease_seconds=1.2)
+    caplog.set_level(logging.INFO)
+    # The model is answering when another process takes the chat's turn over: this one was
+    # taken for dead (starved past its beat), and the other answers the turn itself.
+    harness.model.hold()
+    harness.tg.push_message(OWNER, "hello")
+    await harness.model.wait_for_requests(1)
+    other = TurnLeases(sessionmaker, TTL, "other:2:bbbb")
+    await take_over(sessionmaker, other, OWNER, utcnow() + TTL)
+    harness.model.release()
+    await harness.idle()
+    assert harness.tg.messages_to(OWNER) == []
+    assert f"chat {OWNER}: another process took this turn over" in caplog.text
+    # Nothing of the answer was stored: the message waits for the process that took the turn.
+    [pending] = await harness.services.conversations.unanswered()
+    assert pending.conversation.chat_id == OWNER
+    # And this process asks for the lease afresh: the chat's next message waits for the other.
+    harness.tg.push_message(OWNER, "still there?")
+    await until(lambda: "another process is answering it" in caplog.text)
+    assert len(harness.model.requests) == 1
+    # Once the other lets go, this one answers the chat again: one reply, to both messages.
+    await other.release(OWNER)
+    await harness.idle()
+    assert len(harness.tg.messages_to(OWNER)) == 1
+    asked = str(harness.model.requests[-1]["messages"][-1]["content"])
+    assert asked.index("hello") < asked.index("still there?")

@@ -12,6 +12,7 @@ from bot.agent.account import account_problem, describe
 from bot.agent.loop import Answer, TurnFailed
 from bot.agent.stream import Progress, StreamBroken
 from bot.agent.tool_calls import TurnChange
+from bot.conversations.leases import LeaseLost
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import texts
 from bot.telegram.chat.drafts import Drafts
@@ -56,6 +57,12 @@ async def report_failure(
         await send_html(bot, place.chat_id, html, thread_id=place.thread_id)
 
 
+def taken_over(chat_id: int) -> None:
+    """Log that another process took the chat's turn over (LeaseLost), so this one is silent."""
+    # This process was taken for dead (starved past its beat): nothing of its answer is stored.
+    logger.info("chat %s: another process took this turn over and answers it", chat_id)
+
+
 def reply_markdown(result: Answer) -> str:
     """Return the whole reply: its text, its stop mark, its web sources, its notices."""
     # The web pages the reply rests on follow it, before any notice about files.
@@ -92,6 +99,9 @@ async def deliver_answer(
             typing_indicator(bot, place, until=stream.shown if stream else None),
         ):
             result = await answer(stream or stop)
+    except LeaseLost:
+        taken_over(place.chat_id)
+        return
     except (APIError, StreamBroken, TurnFailed) as error:
         # A stream that broke off is a failed call: its text was not stored, and is not sent.
         cause = error.__cause__ if isinstance(error, TurnFailed) else error

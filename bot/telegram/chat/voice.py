@@ -12,10 +12,11 @@ from dataclasses import replace
 from telegram import Update
 
 from bot.agent.user_turn import IncomingMessage
-from bot.conversations.leases import Taken
+from bot.conversations.leases import LeaseLost, Taken
 from bot.conversations.snapshot import DuplicateUpdate
 from bot.conversations.voice_refs import KIND_NAMES, clock_time
 from bot.media.voice import Transcript, VoiceNotRead, VoiceProblem
+from bot.telegram.chat.delivery import taken_over
 from bot.telegram.chat.handlers import answer_incoming
 from bot.telegram.chat.reading import incoming_of, place_of
 from bot.telegram.chat.sending import send_html
@@ -96,6 +97,9 @@ async def _keep_unread(
         )
     except DuplicateUpdate:
         logger.info("update %s was already handled; not answering twice", update.update_id)
+        return
+    except LeaseLost:
+        taken_over(place.chat_id)
         return
     await send_html(context.bot, place.chat_id, html.escape(reply), thread_id=place.thread_id)
 

@@ -7,13 +7,13 @@ chat's turn is this process's alone, against every other process, for as long as
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import datetime
 
 from telegram import Update
 
 from bot.conversations.lease_wakeups import LeaseWakeups
-from bot.conversations.leases import Taken, TurnLeases
+from bot.conversations.leases import FENCE, Fence, Taken, TurnLeases
 from bot.telegram.runtime.outage import DATABASE_ERRORS  # logged; the next tick tries again
 
 logger = logging.getLogger(__name__)
@@ -100,23 +100,36 @@ class LeaseKeeper:
         """Hold the chat's lease for the block, answering first what a gone process left."""
         self._idle.discard(chat_id)
         taken = await self._take(chat_id)
-        if taken.left_over or chat_id in self._owed:
-            self._owed.add(chat_id)
-            await self._recover(chat_id, taken)
-            self._owed.discard(chat_id)
-        cancelled = False
+        with self._fenced(chat_id):
+            if taken.left_over or chat_id in self._owed:
+                self._owed.add(chat_id)
+                await self._recover(chat_id, taken)
+                self._owed.discard(chat_id)
+            cancelled = False
+            try:
+                yield
+            except asyncio.CancelledError:
+                # Cut off by a shutdown's grace period: handed back with the rest at the end.
+                cancelled = True
+                raise
+            finally:
+                if not cancelled and not self._keep(chat_id):
+                    self._idle.add(chat_id)
+                    if self.queued is not None and not self.queued(chat_id):
+                        # Another process may have the chat's next update: let go now.
+                        await self._release_idle(chat_id)
+
+    @contextlib.contextmanager
+    def _fenced(self, chat_id: int) -> Iterator[None]:
+        """Store the model's side of the block's turns only while the lease is still ours."""
+        fence = Fence(chat_id, self._leases.holder)
+        token = FENCE.set(fence)
         try:
             yield
-        except asyncio.CancelledError:
-            # Cut off by a shutdown's grace period: handed back with the rest at the end.
-            cancelled = True
-            raise
         finally:
-            if not cancelled and not self._keep(chat_id):
-                self._idle.add(chat_id)
-                if self.queued is not None and not self.queued(chat_id):
-                    # Another process may have the chat's next update: let go now.
-                    await self._release_idle(chat_id)
+            FENCE.reset(token)
+            if fence.lost:  # taken over: asked for afresh next time, never trusted as held
+                self._expiry.pop(chat_id, None)
 
     def _surely_held(self, chat_id: int) -> bool:
         """Tell whether the chat's lease is this process's for at least half a lease time."""
