@@ -127,9 +127,22 @@ async def _empty_tables(name: str, expected: frozenset[str]) -> bool:
         )
         if frozenset(row["tablename"] for row in found) != expected:
             return False
-        tables = ", ".join(f'"{table}"' for table in sorted(expected - {"alembic_version"}))
-        # RESTART IDENTITY: ids start at 1 again, as in a new SQLite file.
-        await connection.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+        sequences = await connection.fetch(
+            "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
+        )
+        # DELETE, not TRUNCATE: a TRUNCATE gives every table and index new files, about 60 ms
+        # of the server's CPU a test here against 5 ms for deleting a test's few rows. With
+        # triggers off for the session (replica), foreign keys included, any order will do.
+        await connection.execute(
+            "; ".join(
+                [
+                    "SET session_replication_role = replica",
+                    *(f'DELETE FROM "{table}"' for table in sorted(expected - {"alembic_version"})),
+                    # ids start at 1 again, as in a new SQLite file
+                    *(f'ALTER SEQUENCE "{row["sequencename"]}" RESTART' for row in sequences),
+                ]
+            )
+        )
         return True
     finally:
         await connection.close()
