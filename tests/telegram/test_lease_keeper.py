@@ -68,6 +68,22 @@ async def take_over(sessionmaker, other: TurnLeases, chat_id: int, until: dateti
         await session.execute(update(TurnLease).where(TurnLease.chat_id == chat_id).values(held))
 
 
+async def next_turn_waits_for(other: TurnLeases, keeper: LeaseKeeper, caplog) -> None:
+    """Check the keeper's next turn of CHAT waits while the other holds it, and runs once let go."""
+    held = asyncio.Event()
+
+    async def turn() -> None:
+        async with keeper.hold(CHAT):
+            held.set()
+
+    with caplog.at_level(logging.INFO):
+        waiting = asyncio.create_task(turn())
+        await until(lambda: "another process is answering it" in caplog.text)
+    assert not held.is_set()
+    await other.release(CHAT)
+    await waiting
+
+
 async def until(condition: Callable[[], bool]) -> None:
     """Let other tasks run until condition holds."""
     async with asyncio.timeout(15):
@@ -108,19 +124,8 @@ async def test_a_lease_not_renewed_for_half_a_lease_time_is_taken_again(
     # Gone for a whole lease time (no tick ran): another process took the chat meanwhile.
     clock.now += TTL
     assert await other.take(CHAT) == Taken(left_over=True)
-    held = asyncio.Event()
-
-    async def turn() -> None:
-        async with keeper.hold(CHAT):
-            held.set()
-
-    with caplog.at_level(logging.INFO):
-        waiting = asyncio.create_task(turn())
-        # It waits for the other process instead of trusting what it took before.
-        await until(lambda: "another process is answering it" in caplog.text)
-    assert not held.is_set()
-    await other.release(CHAT)
-    await waiting
+    # It waits for the other process instead of trusting what it took before.
+    await next_turn_waits_for(other, keeper, caplog)
     assert recovered.calls == []  # taken fresh: the other process finished its turn
 
 
@@ -134,19 +139,8 @@ async def test_a_turn_taken_over_writes_nothing_and_the_next_asks_for_the_lease_
         with pytest.raises(LeaseLost):
             async with sessionmaker.begin() as session:
                 await check_fence(await session.connection(), CHAT)
-    held = asyncio.Event()
-
-    async def turn() -> None:
-        async with keeper.hold(CHAT):
-            held.set()
-
-    with caplog.at_level(logging.INFO):
-        waiting = asyncio.create_task(turn())
-        # Within what it took for half a lease time, yet it waits for the other process.
-        await until(lambda: "another process is answering it" in caplog.text)
-    assert not held.is_set()
-    await other.release(CHAT)
-    await waiting
+    # Within what it took for half a lease time, yet it waits for the other process.
+    await next_turn_waits_for(other, keeper, caplog)
 
 
 async def test_renewals_keep_a_kept_lease_trusted_past_its_first_lease_time(sessionmaker, engine):
