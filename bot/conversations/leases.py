@@ -239,20 +239,25 @@ class TurnLeases:
             return []
         # Checked again as they are freed: a process late with its row may have renewed it.
         dead = or_(BotProcess.holder.in_(here), BotProcess.expires_at <= now)
-        still_dead = select(BotProcess.holder).where(BotProcess.holder.in_(gone), dead)
         async with self._sessionmaker.begin() as session:
-            await _let_go(
-                await session.connection(),
-                update(TurnLease)
-                .where(TurnLease.holder.in_(still_dead))
-                .values(holder=None, expires_at=now),
-            )
-            freed = await session.execute(
+            connection = await session.connection()
+            # The rows, then their leases: the order a renewal takes them in (its row, then its
+            # leases), so freeing a process that renews just then waits instead of deadlocking,
+            # and finds it alive.
+            deleted = await connection.execute(
                 delete(BotProcess)
                 .where(BotProcess.holder.in_(gone), dead)
                 .returning(BotProcess.holder)
             )
-            return sorted(freed.scalars())
+            freed = sorted(deleted.scalars())
+            if freed:
+                await _let_go(
+                    connection,
+                    update(TurnLease)
+                    .where(TurnLease.holder.in_(freed))
+                    .values(holder=None, expires_at=now),
+                )
+            return freed
 
     async def release(self, *chat_ids: int) -> None:
         """Give up the chats' leases: their turns are over."""

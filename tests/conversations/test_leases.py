@@ -9,9 +9,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text, update
 from sqlalchemy.engine import make_url
 
 from bot.conversations.leases import Taken, TurnLeases
+from bot.conversations.models import BotProcess, TurnLease
 from bot.conversations.processes import ProcessId, this_process
 from tests.conversations.test_store import Clock
 
@@ -144,6 +146,51 @@ async def test_a_process_whose_row_lapsed_has_its_leases_freed_before_they_lapse
     assert old.beat < TTL and await new.free_dead() == ["old:1:aaaa"]
     assert await new.left_over() == [CHAT]
     assert await new.take(CHAT) == Taken(left_over=True)
+
+
+async def waiting_on_a_lock(engine) -> None:
+    """Wait until a connection to the test's database waits for a lock another one holds."""
+    query = text(
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    )
+    async with asyncio.timeout(10), engine.connect() as connection:
+        while not (await connection.execute(query)).scalar():
+            await connection.rollback()  # a fresh snapshot of the activity next time
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+async def test_freeing_a_process_as_it_renews_waits_for_the_renewal_and_frees_nothing(
+    sessionmaker, engine
+):
+    clock = Clock()
+    late = TurnLeases(sessionmaker, TTL, "late:1:aaaa", clock, ProcessId("elsewhere", 1, 5))
+    new = TurnLeases(sessionmaker, TTL, "new:2:bbbb", clock)
+    await late.take(CHAT)
+    await late.renew()
+    clock.now += late.beat  # its row lapsed: it looks dead, but it is renewing just now
+    async with engine.connect() as renewal:
+        # As TurnLeases.renew writes: its process's row first, then its leases.
+        await renewal.execute(
+            update(BotProcess)
+            .where(BotProcess.holder == late.holder)
+            .values(expires_at=clock.now + late.beat)
+        )
+        freeing = asyncio.create_task(new.free_dead())
+        await waiting_on_a_lock(engine)
+        await renewal.execute(
+            update(TurnLease)
+            .where(TurnLease.holder == late.holder)
+            .values(expires_at=clock.now + TTL)
+        )
+        await renewal.commit()
+    # No deadlock (Postgres would abort one of the two after a second): the freeing waited
+    # for the row, then found the process alive.
+    assert await freeing == []
+    assert await new.take(CHAT) is None
 
 
 async def test_a_gone_pid_of_this_host_frees_its_leases_at_once_a_live_one_does_not(

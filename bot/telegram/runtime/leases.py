@@ -208,7 +208,7 @@ class LeaseKeeper:
         try:
             return await self._free_dead()
         except DATABASE_ERRORS as error:
-            # Two processes freeing the same dead one's leases may deadlock on Postgres.
+            # The database may be down or busy; the turn waits for the lease and asks again.
             logger.info("could not free the turns of gone processes yet: %s", error)
             return []
 
