@@ -1,7 +1,9 @@
-"""Spare start-up the garbage collector's full passes, then freeze what start-up made."""
+"""Spare start-up the collector's full passes; then freeze what it made, return what it freed."""
 
+import ctypes
 import gc
 import logging
+import sys
 
 logger = logging.getLogger(__name__)
 
@@ -27,3 +29,14 @@ def resume_full_passes() -> None:
     gc.freeze()
     gc.set_threshold(young, middle, FULL_PASS_EVERY)
     logger.debug("full collections on, %d objects of start-up frozen", gc.get_freeze_count())
+
+
+def give_back_freed_memory() -> None:
+    """Hand the pages the C allocator holds free back to the system (glibc's malloc_trim)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # glibc's; musl and others have none
+    except (OSError, AttributeError):
+        return
+    trim(0)

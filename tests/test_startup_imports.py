@@ -70,7 +70,7 @@ def test_starting_on_a_migrated_database_loads_none_of_the_heavy_libraries(tmp_p
 # Freed chunks below one still in use stay with glibc's allocator until malloc_trim.
 TRIM = """
 from pathlib import Path
-from bot.telegram.runtime.startup import give_back_freed_memory
+from bot.collector import give_back_freed_memory
 
 def rss_mib():
     lines = Path("/proc/self/status").read_text().splitlines()

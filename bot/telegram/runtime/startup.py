@@ -1,15 +1,13 @@
 """Start and stop the bot's runtime around the Application: the account check, loops, jobs."""
 
 import asyncio
-import ctypes
 import logging
-import sys
 from datetime import timedelta
 
 from telegram.error import TelegramError
 
 from bot.agent.account import check_account
-from bot.collector import resume_full_passes
+from bot.collector import give_back_freed_memory, resume_full_passes
 from bot.media.file_cache import remove_stale_partials
 from bot.reminders.due import DueLoop
 from bot.settings import Settings
@@ -32,17 +30,6 @@ RECOVERY_WAIT_SECONDS = 30
 # process asks every hour, and the day's run is claimed by one (bot.conversations.job_claims).
 RETENTION_INTERVAL = timedelta(hours=1)
 RETENTION_FIRST_RUN = timedelta(minutes=1)
-
-
-def give_back_freed_memory() -> None:
-    """Hand the pages the C allocator holds free back to the system (glibc's malloc_trim)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        trim = ctypes.CDLL(None).malloc_trim  # glibc's; musl and others have none
-    except (OSError, AttributeError):
-        return
-    trim(0)
 
 
 async def remove_crash_leftovers(settings: Settings) -> None:
