@@ -19,7 +19,7 @@ from sqlalchemy.exc import SAWarning
 from bot.conversations.lease_wakeups import LeaseWakeups
 from bot.conversations.leases import Taken, TurnLeases
 from bot.telegram.runtime.leases import LeaseKeeper
-from tests.telegram.test_lease_keeper import Recovered, until
+from tests.telegram.test_lease_keeper import Recovered, next_turn_waits_for, until
 
 TTL = timedelta(seconds=30)
 TICK = 60.0
@@ -128,22 +128,7 @@ async def test_a_renewal_racing_a_turns_letting_go_leaves_it_let_go(sessionmaker
             await table.rollback()
         await asyncio.gather(answering, sweep)
         assert await other.take(CHAT) == Taken()  # let go
-        started = asyncio.Event()
-
-        async def next_turn() -> None:
-            async with keeper.hold(CHAT):
-                started.set()
-
-        with caplog.at_level(logging.INFO):
-            waiting = asyncio.create_task(next_turn())
-            await until(
-                lambda: started.is_set() or "another process is answering it" in caplog.text
-            )
-        # It asked the database, found the chat the other process's, and waits for it.
-        assert not started.is_set()
-        await other.release(CHAT)
-        async with asyncio.timeout(10):
-            await waiting
+        await next_turn_waits_for(other, keeper, caplog, CHAT)
     finally:
         await keeper.close()
 

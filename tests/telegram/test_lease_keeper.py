@@ -68,20 +68,24 @@ async def take_over(sessionmaker, other: TurnLeases, chat_id: int, until: dateti
         await session.execute(update(TurnLease).where(TurnLease.chat_id == chat_id).values(held))
 
 
-async def next_turn_waits_for(other: TurnLeases, keeper: LeaseKeeper, caplog) -> None:
-    """Check the keeper's next turn of CHAT waits while the other holds it, and runs once let go."""
-    held = asyncio.Event()
+async def next_turn_waits_for(
+    other: TurnLeases, keeper: LeaseKeeper, caplog, chat_id: int = CHAT
+) -> None:
+    """Check the keeper's next turn of the chat waits while the other holds it, then runs soon."""
+    started = asyncio.Event()
 
     async def turn() -> None:
-        async with keeper.hold(CHAT):
-            held.set()
+        async with keeper.hold(chat_id):
+            started.set()
 
     with caplog.at_level(logging.INFO):
         waiting = asyncio.create_task(turn())
-        await until(lambda: "another process is answering it" in caplog.text)
-    assert not held.is_set()
-    await other.release(CHAT)
-    await waiting
+        await until(lambda: started.is_set() or "another process is answering it" in caplog.text)
+    # It asked the database, found the chat the other process's, and waits for it.
+    assert not started.is_set()
+    await other.release(chat_id)
+    async with asyncio.timeout(10):
+        await waiting
 
 
 async def until(condition: Callable[[], bool]) -> None:
