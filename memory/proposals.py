@@ -21,6 +21,7 @@ from memory.db import affected
 from memory.items import ProposalStatus, subject_key
 from memory.models import MemoryProposalRecord, utcnow
 from memory.proposal_expiry import NOT_ASKED_AGAIN, expire_unanswered
+from memory.write_check import checked_write
 
 DEFAULT_MAX_PROPOSALS = 3
 # The most facts one question carries: one message, a toggle each.
@@ -170,7 +171,7 @@ class ProposalStore:
         """Store a pending question of 1 to MAX_FACTS facts, or say which bound stops it."""
         if not 1 <= len(facts) <= MAX_FACTS:
             raise ValueError(f"a question carries 1 to {MAX_FACTS} facts, not {len(facts)}")
-        async with self._sessionmaker.begin() as session:
+        async with checked_write(self._sessionmaker) as session:
             earlier = list(await session.scalars(self._in_conversation(owner_id, conversation_id)))
             keys = [fact_key(f.subject, f.content) for f in facts]
             if (bound := asking_bound(earlier, turn_id, keys, self.limit)) is not None:

@@ -20,6 +20,7 @@ from memory.queries import (
     lock_owner_memories,
     share_owner_memories,
 )
+from memory.write_check import checked_write
 
 
 @functools.cache
@@ -88,8 +89,11 @@ async def owner_block(session: AsyncSession, owner_id: int, budget: int) -> Memo
 async def memory_change(
     sessionmaker: async_sessionmaker[AsyncSession], owner_id: int
 ) -> AsyncIterator[AsyncSession]:
-    """Open a transaction that changes the owner's memories and drops their stored block."""
-    async with sessionmaker.begin() as session:
+    """Open a transaction that changes the owner's memories and drops their stored block.
+
+    Its first statement is the write check in force (memory.write_check), if any.
+    """
+    async with checked_write(sessionmaker) as session:
         await lock_owner_memories(session, owner_id)
         connection = await session.connection()
         await connection.execute(_drop_statement(), {"owner": owner_id})

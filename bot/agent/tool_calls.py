@@ -10,6 +10,7 @@ from bot.agent.citations import search_result
 from bot.agent.history.ledger import memory_write
 from bot.agent.user_turn import message_turn
 from bot.conversations.blocks import Content, text_block
+from bot.conversations.leases import fenced_writes
 from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn
 from bot.reminders.records import Place
 from bot.reminders.tools import ReminderTools
@@ -62,7 +63,9 @@ class ToolCalls:
         for block in message.content:
             if block.type != "tool_use":
                 continue
-            outcome = await self._run_one(ctx, conversation, block.name, block.input)
+            # A process taken for dead may still be here: its writes stop once the turn is not.
+            with fenced_writes(conversation.chat_id):
+                outcome = await self._run_one(ctx, conversation, block.name, block.input)
             logger.info("tool %s -> %s", block.name, "error" if outcome.is_error else "ok")
             if (change := outcome.change or outcome.refusal or outcome.proposal) is not None:
                 changes.append(change)

@@ -16,16 +16,19 @@ whole lease time. A holder without a row (a version from before rows) is waited 
 A process taken for dead may still be alive (starved of CPU past its beat). The model's side
 of a turn is stored only while its process still holds the chat's lease (the Fence its keeper
 sets around the turn, checked in the write's own transaction), so such a process stores and
-sends nothing once another has taken the turn over: one answer, not two.
+sends nothing once another has taken the turn over: one answer, not two. The memories,
+questions and reminders its tool calls write pass the same check (fenced_writes).
 """
 
+import contextlib
 import os
 import secrets
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from sqlalchemy import (
     ColumnElement,
@@ -46,6 +49,7 @@ from bot.conversations.models import BotProcess, TurnLease
 from bot.conversations.processes import ProcessId, gone_here, this_process
 from memory.db import affected, dialect_insert
 from memory.models import utcnow
+from memory.write_check import WRITE_CHECK
 
 # What tells two copies of a database apart: Postgres gives a restored table a new oid, and
 # SQLite's backup API (the shell's .restore) and VACUUM move the schema cookie on.
@@ -106,6 +110,16 @@ async def check_fence(connection: AsyncConnection, chat_id: int) -> None:
     if not affected(held):
         fence.lost = True
         raise LeaseLost(chat_id)
+
+
+@contextlib.contextmanager
+def fenced_writes(chat_id: int) -> Iterator[None]:
+    """Let the block's memory and reminder writes commit only under the chat's fence, if any."""
+    token = WRITE_CHECK.set(partial(check_fence, chat_id=chat_id))
+    try:
+        yield
+    finally:
+        WRITE_CHECK.reset(token)
 
 
 async def _let_go(connection: AsyncConnection, statement: Delete | Update) -> int:

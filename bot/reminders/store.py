@@ -19,6 +19,7 @@ from bot.reminders.records import (
 )
 from bot.reminders.timing import Schedule
 from memory.models import utcnow
+from memory.write_check import checked_write
 
 
 class ReminderStore(FireClaims):
@@ -33,7 +34,7 @@ class ReminderStore(FireClaims):
 
     async def set_zone(self, owner_id: int, zone: str) -> None:
         """Set the owner's zone (their future reminders are set in it)."""
-        async with self._sessionmaker.begin() as session:
+        async with checked_write(self._sessionmaker) as session:
             row = await session.get(OwnerZone, owner_id)
             if row is None:
                 session.add(OwnerZone(owner_id=owner_id, zone=zone))
@@ -51,7 +52,7 @@ class ReminderStore(FireClaims):
         first_at: datetime | None = None,
     ) -> ReminderRecord:
         """Store a new reminder (due at first_at, else its first occurrence); mind the limit."""
-        async with self._sessionmaker.begin() as session:
+        async with checked_write(self._sessionmaker) as session:
             active = await self._count_active(session, place.owner_id)
             if active >= limit:
                 raise ReminderLimit(limit)
@@ -116,7 +117,7 @@ class ReminderStore(FireClaims):
         first_at: datetime | None = None,
     ) -> ReminderRecord:
         """Give a reminder a new schedule (and text), due at first_at; it is active again."""
-        async with self._sessionmaker.begin() as session:
+        async with checked_write(self._sessionmaker) as session:
             await self._get(session, owner_id, reminder_id)
             values: dict[str, object] = {
                 "zone": str(schedule.zone),
@@ -173,7 +174,7 @@ class ReminderStore(FireClaims):
 
     async def _set(self, owner_id: int, reminder_id: int, **values: object) -> ReminderRecord:
         """Change one of the owner's reminders and return it as it now is."""
-        async with self._sessionmaker.begin() as session:
+        async with checked_write(self._sessionmaker) as session:
             await self._get(session, owner_id, reminder_id)
             await session.execute(
                 update(Reminder)
