@@ -256,15 +256,22 @@ class ConversationStore:
     async def compact(
         self, conversation_id: int, summary: str | None, through: int, changes: Sequence[str]
     ) -> None:
-        """Fold turns up to through into the summary (None keeps its prose) and its changes."""
+        """Fold turns up to through into the summary (None keeps its prose) and its changes.
+
+        Raises LeaseLost when the turn is fenced and another process took it over.
+        """
         values: dict[str, Any] = {"summary_through_turn_id": through}
         values["summary_changes"] = list(changes) or None  # the whole list, earlier ones too
         if summary is not None:
             values["summary"] = summary
         async with self._sessionmaker.begin() as session:
-            await session.execute(
-                update(Conversation).where(Conversation.id == conversation_id).values(**values)
+            connection = await session.connection()
+            folded = update(Conversation).where(Conversation.id == conversation_id)
+            chat_id = await connection.scalar(
+                folded.values(**values).returning(Conversation.chat_id)
             )
+            if chat_id is not None:  # in the same transaction: a turn taken over folds nothing
+                await check_fence(connection, chat_id)
 
     async def unanswered(self) -> list[Unanswered]:
         """Return open conversations whose newest turn is a user's message, with its sender."""

@@ -1,4 +1,4 @@
-"""A turn's tool calls write memories, questions and reminders only while the turn is theirs."""
+"""A turn's tools and compaction write only while the turn is still this process's."""
 
 from datetime import UTC, timedelta
 
@@ -114,3 +114,23 @@ async def test_a_write_outside_a_tool_call_is_not_fenced(sessionmaker):
         await take_over(sessionmaker, other, CHAT, clock.now + TTL)
         await turn.memories.add(CHAT, "Alice likes tea", Category.PREFERENCE)
     assert len(await turn.memories.list_active(CHAT)) == 1
+
+
+@pytest.mark.parametrize("taken_over", [False, True])
+async def test_a_compaction_folds_the_history_only_while_the_turn_is_its_own(
+    sessionmaker, taken_over
+):
+    clock = Clock()
+    keeper, other = processes(sessionmaker, clock)
+    conversations = Turn(sessionmaker).conversations
+    async with keeper.hold(CHAT):
+        said = await conversations.store_user_message(ChatThread(CHAT), CHAT, [text_block("hi")])
+        fold = conversations.compact(said.conversation.id, "They said hi.", said.turns[-1].id, [])
+        if taken_over:
+            await take_over(sessionmaker, other, CHAT, clock.now + TTL)
+            with pytest.raises(LeaseLost):
+                await fold
+        else:
+            await fold
+    after = await conversations.snapshot(said.conversation.id)
+    assert after.conversation.summary == (None if taken_over else "They said hi.")
