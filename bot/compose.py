@@ -19,7 +19,7 @@ from bot.agent.tool_calls import ToolCalls
 from bot.agent.web.tools import WebConfig
 from bot.agent.web.turn import WebTools
 from bot.conversations.job_claims import JobClaims
-from bot.conversations.leases import TurnLeases
+from bot.conversations.leases import TurnLeases, check_turn
 from bot.conversations.notes import PendingNotes
 from bot.conversations.sources import ReplySources
 from bot.conversations.store import ConversationStore
@@ -176,6 +176,12 @@ def agent_parts(
     )
 
 
+def reply_drafts(settings: Settings, sessionmaker: async_sessionmaker[AsyncSession]) -> Drafts:
+    """Build the drafts of streamed replies, which send no part of a turn taken over."""
+    check = functools.partial(check_turn, sessionmaker)
+    return Drafts(settings.stream_replies, settings.rich_messages, check)
+
+
 def build_services(
     settings: Settings,
     source: FileSource,
@@ -211,7 +217,7 @@ def build_services(
         eraser=DataEraser(sessionmaker, files.cache),
         proposal_answers=memory.proposal_answers,
         voice=build_voice(settings, source, files.cache),
-        drafts=Drafts(settings.stream_replies, settings.rich_messages),
+        drafts=reply_drafts(settings, sessionmaker),
         account_notices=account_notices(clocks.notices),
         tidy=tidy,
         importer=importer,

@@ -17,7 +17,8 @@ A process taken for dead may still be alive (starved of CPU past its beat). The 
 of a turn is stored only while its process still holds the chat's lease (the Fence its keeper
 sets around the turn, checked in the write's own transaction), so such a process stores and
 sends nothing once another has taken the turn over: one answer, not two. The memories,
-questions and reminders its tool calls write pass the same check (fenced_writes).
+questions and reminders its tool calls write pass the same check (fenced_writes), and a
+long reply's parts sent while it streams ask first (check_turn).
 """
 
 import contextlib
@@ -110,6 +111,15 @@ async def check_fence(connection: AsyncConnection, chat_id: int) -> None:
     if not affected(held):
         fence.lost = True
         raise LeaseLost(chat_id)
+
+
+async def check_turn(sessionmaker: async_sessionmaker[AsyncSession], chat_id: int) -> None:
+    """Raise LeaseLost unless the chat's fenced turn still holds its lease (before a send)."""
+    fence = FENCE.get()
+    if fence is None or fence.chat_id != chat_id:
+        return
+    async with sessionmaker.begin() as session:
+        await check_fence(await session.connection(), chat_id)
 
 
 @contextlib.contextmanager

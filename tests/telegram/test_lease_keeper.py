@@ -17,6 +17,7 @@ from bot.telegram.runtime.leases import LeaseKeeper, needs_no_turn
 from memory.models import utcnow
 from tests.builders import OWNER, private_message
 from tests.conversations.test_store import Clock
+from tests.fakes.anthropic_server import paced
 
 TTL = timedelta(seconds=30)
 CHAT = 5
@@ -239,6 +240,7 @@ async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
     await harness.idle()
     assert harness.tg.messages_to(OWNER) == []
     assert f"chat {OWNER}: another process took this turn over" in caplog.text
+    assert "drafts failed" not in caplog.text  # stopped as planned, not broken
     # Nothing of the answer was stored: the message waits for the process that took the turn.
     [pending] = await harness.services.conversations.unanswered()
     assert pending.conversation.chat_id == OWNER
@@ -252,3 +254,23 @@ async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
     assert len(harness.tg.messages_to(OWNER)) == 1
     asked = str(harness.model.requests[-1]["messages"][-1]["content"])
     assert asked.index("hello") < asked.index("still there?")
+
+
+async def test_a_long_reply_sends_no_part_once_another_process_took_the_turn_over(
+    start_bot, sessionmaker, caplog
+):
+    harness = await start_bot()
+    caplog.set_level(logging.INFO)
+    paragraphs = [f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 10 for i in range(22)]
+    # Streamed for two seconds: long enough that its first message would go out meanwhile.
+    harness.model.script(paced("\n\n".join(paragraphs), first_delay=0.1, duration=2.0))
+    harness.model.hold()
+    harness.tg.push_message(OWNER, "tell me everything")
+    await harness.model.wait_for_requests(1)
+    other = TurnLeases(sessionmaker, TTL, "other:2:bbbb")
+    await take_over(sessionmaker, other, OWNER, utcnow() + TTL)
+    harness.model.release()
+    await harness.idle()
+    assert harness.tg.messages_to(OWNER) == []
+    assert f"chat {OWNER}: another process took this turn over" in caplog.text
+    assert "drafts failed" not in caplog.text  # stopped as planned, not broken

@@ -30,6 +30,7 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.conversations.leases import LeaseLost
 from bot.conversations.snapshot import ChatThread
 from bot.telegram import native, texts
 from bot.telegram.chat.group_stop import GroupStops
@@ -48,17 +49,25 @@ FIRST_DRAFT_SECONDS = 0.2
 REFRESH_SECONDS = 20.0
 
 SendMarkdown = Callable[[str], Awaitable[object]]
+# Raises LeaseLost once another process took the chat's turn over (leases.check_turn).
+TurnCheck = Callable[[int], Awaitable[None]]
+
+
+async def _any_turn(chat_id: int) -> None:
+    """Check nothing: no other process answers turns."""
 
 
 class Drafts:
     """Which chats see drafts: private ones, with STREAM_REPLIES on, unless Telegram refused.
 
     rich: whether replies with structure go as Rich Messages (RICH_MESSAGES), drafted or not.
+    check_turn: asked before a finished part is sent, while the model still writes the rest.
     """
 
-    def __init__(self, enabled: bool, rich: bool = False):
+    def __init__(self, enabled: bool, rich: bool = False, check_turn: TurnCheck = _any_turn):
         self.enabled = enabled
         self.rich = rich
+        self.check_turn = check_turn
         self._unsupported = False  # the Bot API server does not know sendMessageDraft
         self._refused: set[int] = set()  # chats where Telegram refused a draft
         self._live: dict[int, set[DraftStream]] = {}  # the replies being drafted, by chat
@@ -250,6 +259,8 @@ class DraftStream:
         else:
             try:
                 rest = await self._send_finished()
+            except LeaseLost:
+                return False  # another process answers the turn; the delivery says so
             except TelegramError as error:
                 # The final delivery sends everything not sent here, and reports what fails.
                 logger.info(
@@ -268,6 +279,8 @@ class DraftStream:
         reply = self._reply()
         rest = self.sent.rest(reply)
         while (cut := cut_finished(rest, floor=len(self.sent.reopen))) is not None:
+            # A process taken for dead sends nothing of a turn another one answers.
+            await self._drafts.check_turn(self._place.chat_id)
             await self._send(cut.head)
             self.sent = self.sent.after(cut, reply)
             self._draft_id = self._draft_id % (2**31 - 1) + 1  # a new draft below the message
