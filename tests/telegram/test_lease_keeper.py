@@ -222,17 +222,14 @@ async def test_commands_that_need_no_model_answer_while_another_process_holds_th
     assert harness.model.requests == []
 
 
-@pytest.mark.engines
-async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
-    start_bot, sessionmaker, caplog
-):
-    # Ticks of 0.2 s: the chat's next message asks for the lease again soon.
-    harness = await start_bot(turn_lease_seconds=1.2)
+async def taken_over_while_answering(harness, sessionmaker, caplog, words: str) -> TurnLeases:
+    """Send words; while the model answers, give the chat's turn to another process; wait.
+
+    Check that this process sent nothing and said why; return the other process's leases.
+    """
     caplog.set_level(logging.INFO)
-    # The model is answering when another process takes the chat's turn over: this one was
-    # taken for dead (starved past its beat), and the other answers the turn itself.
     harness.model.hold()
-    harness.tg.push_message(OWNER, "hello")
+    harness.tg.push_message(OWNER, words)
     await harness.model.wait_for_requests(1)
     other = TurnLeases(sessionmaker, TTL, "other:2:bbbb")
     await take_over(sessionmaker, other, OWNER, utcnow() + TTL)
@@ -240,7 +237,18 @@ async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
     await harness.idle()
     assert harness.tg.messages_to(OWNER) == []
     assert f"chat {OWNER}: another process took this turn over" in caplog.text
-    assert "drafts failed" not in caplog.text  # stopped as planned, not broken
+    return other
+
+
+@pytest.mark.engines
+async def test_a_turn_another_process_took_over_is_neither_stored_nor_sent(
+    start_bot, sessionmaker, caplog
+):
+    # Ticks of 0.2 s: the chat's next message asks for the lease again soon.
+    harness = await start_bot(turn_lease_seconds=1.2)
+    # The model is answering when another process takes the chat's turn over: this one was
+    # taken for dead (starved past its beat), and the other answers the turn itself.
+    other = await taken_over_while_answering(harness, sessionmaker, caplog, "hello")
     # Nothing of the answer was stored: the message waits for the process that took the turn.
     [pending] = await harness.services.conversations.unanswered()
     assert pending.conversation.chat_id == OWNER
@@ -260,17 +268,8 @@ async def test_a_long_reply_sends_no_part_once_another_process_took_the_turn_ove
     start_bot, sessionmaker, caplog
 ):
     harness = await start_bot()
-    caplog.set_level(logging.INFO)
     paragraphs = [f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 10 for i in range(22)]
     # Streamed for two seconds: long enough that its first message would go out meanwhile.
     harness.model.script(paced("\n\n".join(paragraphs), first_delay=0.1, duration=2.0))
-    harness.model.hold()
-    harness.tg.push_message(OWNER, "tell me everything")
-    await harness.model.wait_for_requests(1)
-    other = TurnLeases(sessionmaker, TTL, "other:2:bbbb")
-    await take_over(sessionmaker, other, OWNER, utcnow() + TTL)
-    harness.model.release()
-    await harness.idle()
-    assert harness.tg.messages_to(OWNER) == []
-    assert f"chat {OWNER}: another process took this turn over" in caplog.text
+    await taken_over_while_answering(harness, sessionmaker, caplog, "tell me everything")
     assert "drafts failed" not in caplog.text  # stopped as planned, not broken
