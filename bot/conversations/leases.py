@@ -46,6 +46,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
+from bot.conversations import statements
 from bot.conversations.models import BotProcess, TurnLease
 from bot.conversations.processes import ProcessId, gone_here, this_process
 from memory.db import affected, dialect_insert
@@ -96,30 +97,29 @@ class Fence:
 FENCE: ContextVar[Fence | None] = ContextVar("turn_fence", default=None)
 
 
+def _fence_of(chat_id: int) -> Fence | None:
+    """Return the fence of the turn being answered, if it is the chat's."""
+    fence = FENCE.get()
+    return fence if fence is not None and fence.chat_id == chat_id else None
+
+
 async def check_fence(connection: AsyncConnection, chat_id: int) -> None:
     """Raise LeaseLost unless the turn being written still holds the chat's lease, if fenced."""
-    fence = FENCE.get()
-    if fence is None or fence.chat_id != chat_id:
+    if (fence := _fence_of(chat_id)) is None:
         return
     # A write, not a read: it locks the lease's row (Postgres) or the database (SQLite) until
     # the turn's write commits, so a takeover waits for it and then reads the turn stored.
-    held = await connection.execute(
-        update(TurnLease)
-        .where(TurnLease.chat_id == chat_id, TurnLease.holder == fence.holder)
-        .values(expires_at=TurnLease.expires_at)
-    )
-    if not affected(held):
+    params = {"chat": chat_id, "holding": fence.holder}
+    if not affected(await connection.execute(statements.fence_statement(), params)):
         fence.lost = True
         raise LeaseLost(chat_id)
 
 
 async def check_turn(sessionmaker: async_sessionmaker[AsyncSession], chat_id: int) -> None:
     """Raise LeaseLost unless the chat's fenced turn still holds its lease (before a send)."""
-    fence = FENCE.get()
-    if fence is None or fence.chat_id != chat_id:
-        return
-    async with sessionmaker.begin() as session:
-        await check_fence(await session.connection(), chat_id)
+    if _fence_of(chat_id) is not None:  # no transaction where no turn is fenced
+        async with sessionmaker.begin() as session:
+            await check_fence(await session.connection(), chat_id)
 
 
 @contextlib.contextmanager

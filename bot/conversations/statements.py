@@ -19,7 +19,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import aliased
 
 from bot.conversations.blocks import Content
-from bot.conversations.models import Conversation, Turn
+from bot.conversations.models import Conversation, Turn, TurnLease
 from bot.conversations.said_by import SaidBy
 from bot.conversations.snapshot import ConversationState, MemoryWrite, StoredTurn
 from memory.switch import memory_enabled_expression
@@ -98,6 +98,17 @@ def continue_statement() -> Update:
 def end_open_statement() -> Update:
     """End the topic's open conversations."""
     return _open_in_topic().values(ended_at=bindparam("now"))
+
+
+@functools.cache
+def fence_statement() -> Update:
+    """Touch the chat's lease if the holder still has it: a lock on its row, nothing changed."""
+    return (
+        update(TurnLease)
+        # Not named as the columns: an UPDATE keeps those names for its SET values.
+        .where(TurnLease.chat_id == bindparam("chat"), TurnLease.holder == bindparam("holding"))
+        .values(expires_at=TurnLease.expires_at)
+    )
 
 
 @functools.cache
