@@ -16,18 +16,12 @@ WriteCheck = Callable[[AsyncConnection], Awaitable[None]]
 WRITE_CHECK: ContextVar[WriteCheck | None] = ContextVar("write_check", default=None)
 
 
-async def check_write(connection: AsyncConnection) -> None:
-    """Run the write check in force, if any; it raises to stop the write."""
-    check = WRITE_CHECK.get()
-    if check is not None:
-        await check(connection)
-
-
 @contextlib.asynccontextmanager
 async def checked_write(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> AsyncIterator[AsyncSession]:
-    """Begin a write transaction whose first statement is the write check in force."""
+    """Begin a write transaction whose first statement is the write check in force, if any."""
     async with sessionmaker.begin() as session:
-        await check_write(await session.connection())
+        if (check := WRITE_CHECK.get()) is not None:
+            await check(await session.connection())  # it raises to stop the write
         yield session
